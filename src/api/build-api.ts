@@ -1,0 +1,85 @@
+// Builds one Fastify instance (no listen) serving the /v1 API over the shared services, plus the
+// endpoints of its listener: /healthz and /readyz on the auth port, /webapi/ping on the web port.
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyBaseLogger, LogController } from 'fastify';
+import type { Services } from '../services.js';
+import { agentRoutes } from './agents/agents.routes.js';
+import type { App } from './app-types.js';
+import { eventRoutes } from './events/events.routes.js';
+import { healthRoutes, pingRoute } from './health/health.routes.js';
+import { registerDocsPage, registerOpenApi } from './openapi.js';
+import { installErrorHandler } from './plugins/error-handler.js';
+import { installRouteTable } from './plugins/route-table.js';
+import { installSecurity } from './plugins/security.js';
+import { resourceRoutes } from './resources/resources.routes.js';
+import { roleRoutes } from './roles/roles.routes.js';
+import type { RegisteredRoute } from './route-config.js';
+import { sessionRoutes } from './sessions/sessions.routes.js';
+import { tokenRoutes } from './tokens/tokens.routes.js';
+import { userRoutes } from './users/users.routes.js';
+import { createValidatorCompiler } from './validation.js';
+
+export const BODY_LIMIT = 1024 * 1024;
+
+export interface ApiOptions {
+  listener: 'auth' | 'web';
+  logger: FastifyBaseLogger;
+  version: string;
+  startedAt: number;
+  https?: { cert: Buffer; key: Buffer };
+}
+
+export async function buildApi(services: Services, opts: ApiOptions): Promise<{ app: App; routes: RegisteredRoute[] }> {
+  const app = Fastify({
+    loggerInstance: opts.logger,
+    // One line per request is logged by our onResponse hook (debug for successes), not Fastify's two.
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: BODY_LIMIT,
+    genReqId: () => `req_${randomUUID().replace(/-/g, '')}`,
+    trustProxy: false,
+    return503OnClosing: true,
+    ...(opts.https ? { https: opts.https } : {}),
+  }).withTypeProvider() as unknown as App;
+
+  app.setValidatorCompiler(createValidatorCompiler());
+  app.removeContentTypeParser(['text/plain']);
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    const level = reply.statusCode >= 500 ? 'error' : reply.statusCode >= 400 ? 'info' : 'debug';
+    request.log[level](
+      {
+        method: request.method,
+        url: request.routeOptions.url ?? request.url.split('?')[0],
+        status: reply.statusCode,
+        ms: Math.round(reply.elapsedTime),
+      },
+      'request',
+    );
+  });
+  installErrorHandler(app);
+  const routes: RegisteredRoute[] = [];
+  installRouteTable(app, routes);
+  await registerOpenApi(app, opts.version);
+
+  await app.register(async (api) => {
+    const scoped = api as unknown as App;
+    installSecurity(scoped, { tokens: services.tokens, audit: services.audit });
+    tokenRoutes(scoped, services);
+    userRoutes(scoped, services);
+    roleRoutes(scoped, services);
+    resourceRoutes(scoped, services);
+    agentRoutes(scoped, services);
+    sessionRoutes(scoped, services);
+    eventRoutes(scoped, services);
+    if (opts.listener === 'auth') healthRoutes(scoped, { checks: services.readiness });
+    else pingRoute(scoped, opts);
+    scoped.get('/v1/openapi.json', { config: { permission: 'public' }, schema: { hide: true } }, async () =>
+      app.swagger(),
+    );
+  });
+  await registerDocsPage(app);
+  await app.ready();
+  return { app, routes };
+}

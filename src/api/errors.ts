@@ -1,0 +1,59 @@
+// The one error type of Gatehouse and its catalogue. Services throw these; one handler
+// (plugins/error-handler.ts) turns them, and anything else, into RFC 9457 problem+json.
+export const ERROR_CATALOGUE = {
+  invalid_request: { status: 400, title: 'The request is not valid' },
+  unauthenticated: { status: 401, title: 'Authentication is required' },
+  invalid_token: { status: 401, title: 'The token is not valid' },
+  token_expired: { status: 401, title: 'The token has expired' },
+  token_revoked: { status: 401, title: 'The token has been revoked' },
+  invalid_credentials: { status: 401, title: 'The credentials are not valid' },
+  principal_disabled: { status: 401, title: 'The principal is not active' },
+  forbidden: { status: 403, title: 'The caller is not allowed to do this' },
+  not_found: { status: 404, title: 'Not found' },
+  method_not_allowed: { status: 405, title: 'Method not allowed' },
+  conflict: { status: 409, title: 'Conflict with the current state' },
+  payload_too_large: { status: 413, title: 'The request body is too large' },
+  unsupported_media_type: { status: 415, title: 'The request body must be application/json' },
+  rate_limited: { status: 429, title: 'Too many requests' },
+  internal_error: { status: 500, title: 'Internal error' },
+  unavailable: { status: 503, title: 'Service unavailable' },
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CATALOGUE;
+
+export interface FieldError {
+  path: string;
+  message: string;
+}
+
+export class GatehouseError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly detail: string;
+  readonly errors?: FieldError[];
+  readonly headers?: Record<string, string>;
+
+  constructor(
+    code: ErrorCode,
+    detail: string,
+    extra: { errors?: FieldError[]; headers?: Record<string, string>; cause?: unknown } = {},
+  ) {
+    super(detail, { cause: extra.cause });
+    this.name = 'GatehouseError';
+    this.code = code;
+    this.status = ERROR_CATALOGUE[code].status;
+    this.detail = detail;
+    this.errors = extra.errors;
+    this.headers = extra.headers;
+  }
+}
+
+export const notFound = (kind: string, id: string): GatehouseError =>
+  new GatehouseError('not_found', `${kind} ${JSON.stringify(id)} does not exist`);
+
+export const conflict = (detail: string): GatehouseError => new GatehouseError('conflict', detail);
+
+export const forbidden = (detail: string): GatehouseError => new GatehouseError('forbidden', detail);
+
+export const invalidField = (path: string, message: string): GatehouseError =>
+  new GatehouseError('invalid_request', `${path}: ${message}`, { errors: [{ path, message }] });

@@ -1,0 +1,71 @@
+// Liveness and readiness for orchestrators and load balancers.
+import { Type } from '@sinclair/typebox';
+import type { App } from '../app-types.js';
+
+const Health = Type.Object({
+  status: Type.Union([Type.Literal('ok'), Type.Literal('degraded')]),
+  checks: Type.Optional(Type.Record(Type.String(), Type.String())),
+});
+
+export function healthRoutes(app: App, deps: { checks: Record<string, () => Promise<void>> }): void {
+  app.get(
+    '/healthz',
+    {
+      config: { permission: 'public' },
+      schema: { tags: ['health'], summary: 'The process is alive', response: { 200: Health } },
+    },
+    async () => ({ status: 'ok' as const }),
+  );
+
+  app.get(
+    '/readyz',
+    {
+      config: { permission: 'public' },
+      schema: {
+        tags: ['health'],
+        summary: 'The backend and the audit store answer (503 when not)',
+        response: { 200: Health, 503: Health },
+      },
+    },
+    async (_request, reply) => {
+      const checks: Record<string, string> = {};
+      let ok = true;
+      await Promise.all(
+        Object.entries(deps.checks).map(async ([name, check]) => {
+          try {
+            await Promise.race([
+              check(),
+              new Promise((_, reject) => setTimeout(() => reject(new Error('timeout')), 2000).unref()),
+            ]);
+            checks[name] = 'ok';
+          } catch {
+            ok = false;
+            checks[name] = 'unreachable';
+          }
+        }),
+      );
+      return reply.code(ok ? 200 : 503).send({ status: ok ? 'ok' : 'degraded', checks });
+    },
+  );
+}
+
+export function pingRoute(app: App, deps: { version: string; startedAt: number }): void {
+  app.get(
+    '/webapi/ping',
+    {
+      config: { permission: 'public' },
+      schema: {
+        tags: ['health'],
+        summary: 'Proxy health for load-balancer checks',
+        response: {
+          200: Type.Object({ status: Type.Literal('ok'), version: Type.String(), uptime_seconds: Type.Integer() }),
+        },
+      },
+    },
+    async () => ({
+      status: 'ok' as const,
+      version: deps.version,
+      uptime_seconds: Math.floor((Date.now() - deps.startedAt) / 1000),
+    }),
+  );
+}

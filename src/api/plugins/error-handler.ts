@@ -1,0 +1,104 @@
+// The one place where errors become HTTP: GatehouseError keeps its code; Fastify's own errors
+// (validation, content type, size, JSON syntax) map to catalogue codes; anything else is an
+// internal_error whose details go to the log, never to the client.
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ERROR_CATALOGUE, type ErrorCode, type FieldError, GatehouseError } from '../errors.js';
+
+const FASTIFY_CODES: Record<string, { code: ErrorCode; detail: string }> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: { code: 'unsupported_media_type', detail: 'send the body as application/json' },
+  FST_ERR_CTP_BODY_TOO_LARGE: { code: 'payload_too_large', detail: 'the request body is over 1 MiB' },
+  FST_ERR_CTP_EMPTY_JSON_BODY: { code: 'invalid_request', detail: 'the body is empty but the content type is JSON' },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { code: 'invalid_request', detail: 'Content-Length does not match the body' },
+  FST_ERR_CTP_INVALID_JSON_BODY: { code: 'invalid_request', detail: 'the body is not valid JSON' },
+};
+
+const LOCATIONS: Record<string, string> = { body: 'body', querystring: 'query', params: 'path', headers: 'headers' };
+
+interface AjvError {
+  instancePath: string;
+  keyword: string;
+  message?: string;
+  params: Record<string, unknown>;
+}
+
+export function fieldErrors(context: string | undefined, errors: AjvError[]): FieldError[] {
+  const where = LOCATIONS[context ?? 'body'] ?? 'body';
+  return errors.map((e) => {
+    let path = `/${where}${e.instancePath}`;
+    let message = e.message ?? 'is not valid';
+    if (e.keyword === 'additionalProperties') {
+      path += `/${String(e.params.additionalProperty)}`;
+      message = 'is not a known field';
+    } else if (e.keyword === 'required') {
+      path += `/${String(e.params.missingProperty)}`;
+      message = 'is required';
+    }
+    return { path, message };
+  });
+}
+
+function toGatehouseError(error: FastifyError | GatehouseError | Error): GatehouseError | undefined {
+  if (error instanceof GatehouseError) return error;
+  const fe = error as FastifyError & { validationContext?: string };
+  if (fe.validation) {
+    const errors = fieldErrors(fe.validationContext, fe.validation as unknown as AjvError[]);
+    const summary = errors.map((e) => `${e.path} ${e.message}`).join('; ');
+    return new GatehouseError('invalid_request', summary, { errors });
+  }
+  const known = fe.code ? FASTIFY_CODES[fe.code] : undefined;
+  if (known) return new GatehouseError(known.code, known.detail);
+  if (error instanceof SyntaxError && fe.statusCode === 400) {
+    return new GatehouseError('invalid_request', 'the body is not valid JSON');
+  }
+  if (fe.statusCode === 413) return new GatehouseError('payload_too_large', 'the request is too large');
+  if (fe.statusCode === 415) return new GatehouseError('unsupported_media_type', 'send the body as application/json');
+  // Other Fastify client errors (bad URL encoding, prototype poisoning…) say only that the request is bad.
+  if (fe.code?.startsWith('FST_') && fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500) {
+    return new GatehouseError('invalid_request', 'the request is malformed');
+  }
+  if (fe.statusCode === 400) return new GatehouseError('invalid_request', 'the request is malformed');
+  return undefined;
+}
+
+export function sendProblem(reply: FastifyReply, request: FastifyRequest, err: GatehouseError): FastifyReply {
+  const entry = ERROR_CATALOGUE[err.code];
+  if (err.headers) reply.headers(err.headers);
+  if (err.status === 401) {
+    const reason =
+      err.code === 'unauthenticated'
+        ? ''
+        : `, error="invalid_token", error_description="${err.detail.replace(/"/g, "'")}"`;
+    reply.header('www-authenticate', `Bearer realm="gatehouse"${reason}`);
+  }
+  const body: Record<string, unknown> = {
+    type: `urn:gatehouse:error:${err.code}`,
+    title: entry.title,
+    status: err.status,
+    detail: err.detail,
+    code: err.code,
+    request_id: request.id,
+  };
+  if (err.errors) body.errors = err.errors;
+  return reply
+    .code(err.status)
+    .header('x-request-id', request.id)
+    .type('application/problem+json; charset=utf-8')
+    .serializer(JSON.stringify)
+    .send(body);
+}
+
+export function installErrorHandler(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError | GatehouseError, request, reply) => {
+    const known = toGatehouseError(error);
+    if (known) {
+      if (known.status >= 500) request.log.error({ err: error }, 'request failed');
+      return sendProblem(reply, request, known);
+    }
+    request.log.error({ err: error }, 'unexpected error');
+    return sendProblem(
+      reply,
+      request,
+      new GatehouseError('internal_error', 'an internal error occurred; quote the request id when reporting it'),
+    );
+  });
+}

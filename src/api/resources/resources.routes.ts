@@ -1,0 +1,121 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
+import type { App } from '../app-types.js';
+import { authenticatedContext } from '../request-context.js';
+import { responses } from '../schemas.js';
+import {
+  AppList,
+  DatabaseList,
+  KindQuery,
+  Resource,
+  ResourceInput,
+  ResourceList,
+  ResourceParams,
+  ResourceQuery,
+  ServerList,
+} from './resources.schema.js';
+import type { ProtectedKind, ResourceService } from './resources.service.js';
+
+const tags = ['resources'];
+const LIST = { permission: { resource: 'resources', verb: 'list' } } as const;
+
+export function resourceRoutes(app: App, deps: { resources: ResourceService }): void {
+  const { resources } = deps;
+
+  app.get(
+    '/v1/resources',
+    {
+      config: LIST,
+      schema: {
+        tags,
+        summary: 'List the databases, servers and apps you may see',
+        querystring: ResourceQuery,
+        response: responses({ 200: ResourceList }),
+      },
+    },
+    async (request) => {
+      const { items, pagination } = resources.list(authenticatedContext(request), request.query);
+      return { resources: items, pagination };
+    },
+  );
+
+  const kindList = { config: LIST, schema: { tags, querystring: KindQuery } };
+  const listOf = (request: FastifyRequest, kind: ProtectedKind) =>
+    resources.list(authenticatedContext(request), { ...(request.query as typeof KindQuery.static), kind });
+
+  app.get(
+    '/v1/databases',
+    {
+      ...kindList,
+      schema: {
+        ...kindList.schema,
+        summary: 'List the databases you may see',
+        response: responses({ 200: DatabaseList }),
+      },
+    },
+    async (request) => {
+      const { items, pagination } = listOf(request, 'database');
+      return { databases: items, pagination };
+    },
+  );
+  app.get(
+    '/v1/servers',
+    {
+      ...kindList,
+      schema: { ...kindList.schema, summary: 'List the servers you may see', response: responses({ 200: ServerList }) },
+    },
+    async (request) => {
+      const { items, pagination } = listOf(request, 'server');
+      return { servers: items, pagination };
+    },
+  );
+  app.get(
+    '/v1/apps',
+    {
+      ...kindList,
+      schema: { ...kindList.schema, summary: 'List the apps you may see', response: responses({ 200: AppList }) },
+    },
+    async (request) => {
+      const { items, pagination } = listOf(request, 'app');
+      return { apps: items, pagination };
+    },
+  );
+
+  app.post(
+    '/v1/resources',
+    {
+      config: { permission: { resource: 'resources', verb: 'create' } },
+      schema: {
+        tags,
+        summary: 'Register a database, server or app',
+        body: ResourceInput,
+        response: responses({ 201: Resource }),
+      },
+    },
+    async (request, reply) => {
+      const created = await resources.create(authenticatedContext(request), request.body);
+      return reply.code(201).header('location', `/v1/resources/${created.id}`).send(created);
+    },
+  );
+
+  app.get(
+    '/v1/resources/:id',
+    {
+      config: { permission: { resource: 'resources', verb: 'read' } },
+      schema: { tags, summary: 'Get a resource', params: ResourceParams, response: responses({ 200: Resource }) },
+    },
+    async (request) => resources.get(authenticatedContext(request), request.params.id),
+  );
+
+  app.delete(
+    '/v1/resources/:id',
+    {
+      config: { permission: { resource: 'resources', verb: 'delete' } },
+      schema: { tags, summary: 'Remove a resource', params: ResourceParams, response: responses({ 204: Type.Null() }) },
+    },
+    async (request, reply) => {
+      await resources.remove(authenticatedContext(request), request.params.id);
+      return reply.code(204).send(null);
+    },
+  );
+}

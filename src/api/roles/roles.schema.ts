@@ -1,0 +1,93 @@
+import { Type } from '@sinclair/typebox';
+import { API_RESOURCES, RESOURCE_KINDS, VERBS } from '../../rbac/types.js';
+import { Description, listQuery, listResponse, Name, Timestamp } from '../schemas.js';
+
+/** A string enum typed as its union (validated by `enum`, so the type is sound). */
+const oneOf = <T extends string>(values: readonly T[]) =>
+  Type.Unsafe<T | '*'>({ type: 'string', enum: [...values, '*'] });
+
+const Rule = Type.Object(
+  {
+    resources: Type.Array(oneOf(API_RESOURCES), { minItems: 1, maxItems: 16 }),
+    verbs: Type.Array(oneOf(VERBS), { minItems: 1, maxItems: 8 }),
+  },
+  { additionalProperties: false },
+);
+
+const Selector = Type.Object(
+  {
+    kinds: Type.Array(oneOf(RESOURCE_KINDS), { minItems: 1, maxItems: 8 }),
+    labels: Type.Optional(
+      Type.Record(Type.String({ minLength: 1, maxLength: 63 }), Type.String({ maxLength: 255 }), {
+        maxProperties: 32,
+        description: 'Every label must match; values may use * globs; {"*": "*"} matches anything',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const Principals = Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 64 });
+
+const Conditions = Type.Object(
+  {
+    rules: Type.Optional(Type.Array(Rule, { maxItems: 64 })),
+    resources: Type.Optional(Type.Array(Selector, { maxItems: 64 })),
+    logins: Type.Optional(Principals),
+    db_users: Type.Optional(Principals),
+    db_names: Type.Optional(Principals),
+    kube_groups: Type.Optional(Principals),
+  },
+  { additionalProperties: false },
+);
+
+const Options = Type.Object(
+  {
+    max_session_ttl: Type.Optional(Type.String({ pattern: '^(\\d+(ms|s|m|h|d))+$' })),
+    record_session: Type.Optional(Type.Union([Type.Literal('best_effort'), Type.Literal('strict')])),
+    record_input: Type.Optional(Type.Boolean()),
+    port_forwarding: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+
+export const RoleInput = Type.Object(
+  {
+    name: Name,
+    description: Type.Optional(Description),
+    allow: Conditions,
+    deny: Type.Optional(Conditions),
+    options: Type.Optional(Options),
+  },
+  { additionalProperties: false },
+);
+
+export const Role = Type.Object(
+  {
+    id: Type.String(),
+    name: Name,
+    description: Type.String(),
+    builtin: Type.Boolean(),
+    allow: Conditions,
+    deny: Conditions,
+    options: Options,
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  },
+  { additionalProperties: false },
+);
+
+export const RoleParams = Type.Object(
+  {
+    id: Type.String({
+      minLength: 1,
+      maxLength: 80,
+      pattern: '^[A-Za-z0-9][A-Za-z0-9._@-]*$',
+      description: 'The role id (role_…) or its name',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+export const RoleQuery = listQuery({ name: Type.Optional(Type.String({ maxLength: 64 })) });
+export const RoleList = listResponse('roles', Role);

@@ -1,0 +1,151 @@
+// Roles: built-in ones are always present and immutable; a role in use cannot be deleted.
+import type { AuditLog } from '../../audit/audit-log.js';
+import { actorOf, eventContext, type RequestContext } from '../../auth/principal.js';
+import { type AgentRecord, keys, type RoleRecord, type UserRecord } from '../../auth/records.js';
+import type { StateStore } from '../../backend/state.js';
+import { type Clock, isoTime } from '../../lib/clock.js';
+import { newId } from '../../lib/ids.js';
+import { BUILTIN_ROLE_NAMES, BUILTIN_ROLES } from '../../rbac/builtin-roles.js';
+import type { RoleSpec } from '../../rbac/types.js';
+import { translateConflicts } from '../conflicts.js';
+import { conflict, notFound } from '../errors.js';
+import { page } from '../schemas.js';
+
+export const toRoleResponse = (r: RoleRecord) => ({
+  id: r.id,
+  name: r.name,
+  description: r.description ?? '',
+  builtin: r.builtin,
+  allow: r.allow,
+  deny: r.deny ?? {},
+  options: r.options ?? {},
+  created_at: r.created_at,
+  updated_at: r.updated_at,
+});
+
+export type RoleService = ReturnType<typeof createRoleService>;
+
+export function createRoleService(deps: { state: StateStore; audit: AuditLog; clock: Clock }) {
+  const { state, audit, clock } = deps;
+
+  function findItem(idOrName: string) {
+    const key = idOrName.startsWith('role_')
+      ? keys.role(idOrName)
+      : state.get<{ ref: string }>(keys.roleName(idOrName))?.value.ref;
+    const item = key ? state.get<RoleRecord>(key) : undefined;
+    if (!item) throw notFound('role', idOrName);
+    return item;
+  }
+
+  function holders(name: string): string[] {
+    const users = state
+      .list<UserRecord>('users/')
+      .filter((u) => u.value.roles.includes(name))
+      .map((u) => u.value.id);
+    const agents = state
+      .list<AgentRecord>('agents/')
+      .filter((a) => a.value.roles.includes(name))
+      .map((a) => a.value.id);
+    return [...users, ...agents];
+  }
+
+  const event = (ctx: RequestContext, type: 'role.created' | 'role.updated' | 'role.deleted', role: RoleRecord) =>
+    audit.record({
+      type,
+      actor: actorOf(ctx),
+      target: { kind: 'role', id: role.id, name: role.name },
+      ...eventContext(ctx),
+    });
+
+  return {
+    /** Writes any built-in role that is missing (first start, or a new release adding one). */
+    async ensureBuiltins(): Promise<void> {
+      for (const spec of BUILTIN_ROLES) {
+        if (state.get(keys.roleName(spec.name))) continue;
+        const now = isoTime(clock());
+        const record: RoleRecord = {
+          ...spec,
+          id: `role_${spec.name}`,
+          builtin: true,
+          created_at: now,
+          updated_at: now,
+        };
+        await state.insert(keys.role(record.id), record, { indexKeys: [keys.roleName(spec.name)] });
+      }
+    },
+
+    list(q: { page: number; per_page: number; name?: string }) {
+      const roles = state
+        .list<RoleRecord>('roles/')
+        .map((i) => i.value)
+        .filter((r) => q.name === undefined || r.name === q.name);
+      return page(roles, q);
+    },
+
+    get: (idOrName: string) => findItem(idOrName).value,
+
+    async create(ctx: RequestContext, spec: RoleSpec): Promise<RoleRecord> {
+      const now = isoTime(clock());
+      const record: RoleRecord = {
+        ...spec,
+        id: newId('role', clock()),
+        builtin: false,
+        created_at: now,
+        updated_at: now,
+      };
+      await translateConflicts(
+        () => state.insert(keys.role(record.id), record, { indexKeys: [keys.roleName(spec.name)] }),
+        {
+          [keys.roleName(spec.name)]: `a role named ${JSON.stringify(spec.name)} already exists`,
+        },
+      );
+      await event(ctx, 'role.created', record);
+      return record;
+    },
+
+    async replace(ctx: RequestContext, idOrName: string, spec: RoleSpec): Promise<RoleRecord> {
+      const item = findItem(idOrName);
+      const old = item.value;
+      if (old.builtin)
+        throw conflict(`${old.name} is a built-in role and cannot be changed; create a new role instead`);
+      if (spec.name !== old.name && holders(old.name).length > 0) {
+        throw conflict(`role ${old.name} is assigned; it cannot be renamed while in use`);
+      }
+      const record: RoleRecord = {
+        ...spec,
+        id: old.id,
+        builtin: false,
+        created_at: old.created_at,
+        updated_at: isoTime(clock()),
+      };
+      const renamed = spec.name !== old.name;
+      await translateConflicts(
+        () =>
+          state.replace(item.key, item.revision, record, {
+            addIndexKeys: renamed ? [keys.roleName(spec.name)] : [],
+            removeIndexKeys: renamed ? [keys.roleName(old.name)] : [],
+          }),
+        { [keys.roleName(spec.name)]: `a role named ${JSON.stringify(spec.name)} already exists` },
+      );
+      await event(ctx, 'role.updated', record);
+      return record;
+    },
+
+    async remove(ctx: RequestContext, idOrName: string): Promise<void> {
+      const item = findItem(idOrName);
+      const role = item.value;
+      if (BUILTIN_ROLE_NAMES.has(role.name) && role.builtin)
+        throw conflict(`${role.name} is a built-in role and cannot be deleted`);
+      const users = holders(role.name);
+      if (users.length > 0) {
+        throw conflict(
+          `role ${role.name} is assigned to ${users.length} principal(s) (${users.slice(0, 5).join(', ')}); unassign it first`,
+        );
+      }
+      await translateConflicts(() =>
+        state.remove(item.key, { revision: item.revision, indexKeys: [keys.roleName(role.name)] }),
+      );
+      await event(ctx, 'role.deleted', role);
+    },
+  };
+}

@@ -1,0 +1,122 @@
+import { Type } from '@sinclair/typebox';
+import type { App } from '../app-types.js';
+import { authenticatedContext } from '../request-context.js';
+import { responses } from '../schemas.js';
+import {
+  ApiKeyList,
+  CreateApiKey,
+  CreateUser,
+  NewApiKey,
+  User,
+  UserId,
+  UserKeyParams,
+  UserList,
+  UserQuery,
+} from './users.schema.js';
+import { toUserResponse, type UserService } from './users.service.js';
+
+const IdParams = Type.Object({ id: UserId }, { additionalProperties: false });
+const tags = ['users'];
+
+export function userRoutes(app: App, deps: { users: UserService }): void {
+  const { users } = deps;
+
+  app.get(
+    '/v1/users',
+    {
+      config: { permission: { resource: 'users', verb: 'list' } },
+      schema: { tags, summary: 'List users', querystring: UserQuery, response: responses({ 200: UserList }) },
+    },
+    async (request) => {
+      const { items, pagination } = users.list(request.query);
+      return { users: items.map(toUserResponse), pagination };
+    },
+  );
+
+  app.post(
+    '/v1/users',
+    {
+      config: { permission: { resource: 'users', verb: 'create' } },
+      schema: { tags, summary: 'Create a user', body: CreateUser, response: responses({ 201: User }) },
+    },
+    async (request, reply) => {
+      const user = await users.create(authenticatedContext(request), request.body);
+      return reply.code(201).header('location', `/v1/users/${user.id}`).send(toUserResponse(user));
+    },
+  );
+
+  app.get(
+    '/v1/users/:id',
+    {
+      config: { permission: { resource: 'users', verb: 'read' } },
+      schema: { tags, summary: 'Get a user', params: IdParams, response: responses({ 200: User }) },
+    },
+    async (request) => toUserResponse(users.get(request.params.id)),
+  );
+
+  app.delete(
+    '/v1/users/:id',
+    {
+      config: { permission: { resource: 'users', verb: 'delete' } },
+      schema: {
+        tags,
+        summary: 'Delete a user, their API keys and tokens',
+        params: IdParams,
+        response: responses({ 204: Type.Null() }),
+      },
+    },
+    async (request, reply) => {
+      await users.remove(authenticatedContext(request), request.params.id);
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.post(
+    '/v1/users/:id/api-keys',
+    {
+      config: { permission: { resource: 'users', verb: 'update' } },
+      schema: {
+        tags,
+        summary: 'Create an API key for a user (the secret is shown once)',
+        params: IdParams,
+        body: CreateApiKey,
+        response: responses({ 201: NewApiKey }),
+      },
+    },
+    async (request, reply) => {
+      const created = await users.createApiKey(authenticatedContext(request), request.params.id, request.body);
+      return reply.code(201).send(created);
+    },
+  );
+
+  app.get(
+    '/v1/users/:id/api-keys',
+    {
+      config: { permission: { resource: 'users', verb: 'read' } },
+      schema: {
+        tags,
+        summary: "List a user's API keys (metadata only)",
+        params: IdParams,
+        response: responses({ 200: ApiKeyList }),
+      },
+    },
+    async (request) => ({ api_keys: users.listApiKeys(request.params.id) }),
+  );
+
+  app.delete(
+    '/v1/users/:id/api-keys/:key_id',
+    {
+      config: { permission: { resource: 'users', verb: 'update' } },
+      schema: {
+        tags,
+        summary: 'Delete an API key and revoke the tokens issued from it',
+        params: UserKeyParams,
+        response: responses({ 204: Type.Null() }),
+      },
+    },
+    async (request, reply) => {
+      await users.deleteApiKey(authenticatedContext(request), request.params.id, request.params.key_id);
+      return reply.code(204).send(null);
+    },
+  );
+}

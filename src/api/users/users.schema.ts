@@ -1,0 +1,76 @@
+import { Type } from '@sinclair/typebox';
+import { idPattern } from '../../lib/ids.js';
+import { listQuery, listResponse, Name, Timestamp } from '../schemas.js';
+
+export const UserId = Type.String({ pattern: idPattern('user'), description: 'user_…' });
+
+const Traits = Type.Record(
+  Type.String({ pattern: '^[a-z][a-z0-9_]{0,31}$' }),
+  Type.Array(Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9._@-]+$' }), { maxItems: 32 }),
+  { maxProperties: 16, description: 'Values roles can refer to, e.g. {"logins": ["ubuntu"]}' },
+);
+
+export const User = Type.Object(
+  {
+    id: UserId,
+    name: Name,
+    roles: Type.Array(Name),
+    traits: Traits,
+    status: Type.Union([Type.Literal('active'), Type.Literal('suspended')]),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  },
+  { additionalProperties: false },
+);
+
+export const CreateUser = Type.Object(
+  {
+    name: Name,
+    roles: Type.Array(Name, { maxItems: 32, default: [] }),
+    traits: Type.Optional(Traits),
+  },
+  { additionalProperties: false },
+);
+
+export const UserQuery = listQuery({
+  name: Type.Optional(Type.String({ maxLength: 64, description: 'Exact user name' })),
+  role: Type.Optional(Type.String({ maxLength: 64, description: 'Users holding this role' })),
+});
+
+export const UserList = listResponse('users', User);
+
+export const CreateApiKey = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 64, default: 'default' }),
+    ttl: Type.Optional(
+      Type.Integer({ minimum: 60, maximum: 31_536_000, description: 'Lifetime in seconds; none means no expiry' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const ApiKey = Type.Object(
+  {
+    id: Type.String({ pattern: idPattern('apiKey') }),
+    name: Type.String(),
+    hint: Type.String({ description: 'The first characters of the key, to tell keys apart' }),
+    created_at: Timestamp,
+    expires_at: Type.Union([Timestamp, Type.Null()]),
+  },
+  { additionalProperties: false },
+);
+
+export const NewApiKey = Type.Object(
+  {
+    ...ApiKey.properties,
+    api_key: Type.String({ description: 'The secret, shown only in this response' }),
+  },
+  { additionalProperties: false },
+);
+
+export const ApiKeyList = Type.Object({ api_keys: Type.Array(ApiKey) }, { additionalProperties: false });
+
+export const UserKeyParams = Type.Object(
+  { id: UserId, key_id: Type.String({ pattern: idPattern('apiKey') }) },
+  { additionalProperties: false },
+);

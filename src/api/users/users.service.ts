@@ -1,0 +1,235 @@
+// Users and their API keys. A key's secret is shown once and stored as a hash; deleting a key or a
+// user revokes every token that came from it.
+import type { AuditLog } from '../../audit/audit-log.js';
+import type { PolicyResolver } from '../../auth/policy-resolver.js';
+import { actorOf, eventContext, type RequestContext } from '../../auth/principal.js';
+import { type AgentRecord, type ApiKeyRecord, keys, type UserRecord } from '../../auth/records.js';
+import type { TokenIndex } from '../../auth/token-index.js';
+import type { TokenService } from '../../auth/token-service.js';
+import type { StateStore } from '../../backend/state.js';
+import { type Clock, isoTime } from '../../lib/clock.js';
+import { newId } from '../../lib/ids.js';
+import { generateSecret, hashSecret, secretHint } from '../../lib/secrets.js';
+import { translateConflicts } from '../conflicts.js';
+import { conflict, invalidField, notFound } from '../errors.js';
+import { page } from '../schemas.js';
+
+export interface CreateUserInput {
+  name: string;
+  roles: string[];
+  traits?: Record<string, string[]>;
+}
+
+export const toUserResponse = (u: UserRecord) => ({
+  id: u.id,
+  name: u.name,
+  roles: u.roles,
+  traits: u.traits,
+  status: u.status,
+  created_at: u.created_at,
+  updated_at: u.updated_at,
+});
+
+export const toApiKeyResponse = (k: ApiKeyRecord) => ({
+  id: k.id,
+  name: k.name,
+  hint: k.hint,
+  created_at: k.created_at,
+  expires_at: k.expires_at ?? null,
+});
+
+export type UserService = ReturnType<typeof createUserService>;
+
+export function createUserService(deps: {
+  state: StateStore;
+  audit: AuditLog;
+  clock: Clock;
+  tokens: Pick<TokenService, 'revokeKeys'>;
+  tokenIndex: TokenIndex;
+  policies: Pick<PolicyResolver, 'roleByName'>;
+}) {
+  const { state, audit, clock } = deps;
+
+  function find(id: string): UserRecord {
+    const user = state.get<UserRecord>(keys.user(id))?.value;
+    if (!user) throw notFound('user', id);
+    return user;
+  }
+
+  function checkRolesExist(roles: string[]): void {
+    roles.forEach((name, i) => {
+      if (!deps.policies.roleByName(name))
+        throw invalidField(`/body/roles/${i}`, `role ${JSON.stringify(name)} does not exist`);
+    });
+  }
+
+  const keysOf = (userId: string) =>
+    state
+      .list<ApiKeyRecord>('apikeys/')
+      .filter((k) => k.value.principal.kind === 'user' && k.value.principal.id === userId);
+
+  async function insertApiKey(
+    principal: ApiKeyRecord['principal'],
+    input: { name: string; ttl?: number; secret?: string },
+  ): Promise<{ record: ApiKeyRecord; secret: string }> {
+    const now = clock();
+    const secret = input.secret ?? generateSecret('apiKey');
+    const record: ApiKeyRecord = {
+      id: newId('apiKey', now),
+      hash: hashSecret(secret),
+      hint: secretHint(secret),
+      name: input.name,
+      principal,
+      created_at: isoTime(now),
+      ...(input.ttl ? { expires_at: isoTime(now + input.ttl * 1000) } : {}),
+    };
+    const principalKey = principal.kind === 'user' ? keys.user(principal.id) : keys.agent(principal.id);
+    await translateConflicts(
+      () =>
+        state.write(
+          [
+            { key: principalKey, is: 'present' },
+            { key: keys.apiKeyHash(record.hash), is: 'absent' },
+          ],
+          [
+            { type: 'put', key: keys.apiKey(record.id), value: JSON.stringify(record) },
+            { type: 'put', key: keys.apiKeyHash(record.hash), value: JSON.stringify({ ref: keys.apiKey(record.id) }) },
+          ],
+        ),
+      { [principalKey]: `${principal.kind} ${principal.id} no longer exists` },
+    );
+    return { record, secret };
+  }
+
+  return {
+    list(q: { page: number; per_page: number; name?: string; role?: string }) {
+      const all = state
+        .list<UserRecord>('users/')
+        .map((i) => i.value)
+        .filter(
+          (u) => (q.name === undefined || u.name === q.name) && (q.role === undefined || u.roles.includes(q.role)),
+        );
+      return page(all, q);
+    },
+
+    get: find,
+
+    findByName(name: string): UserRecord | undefined {
+      const ref = state.get<{ ref: string }>(keys.userName(name));
+      return ref ? state.get<UserRecord>(ref.value.ref)?.value : undefined;
+    },
+
+    async create(ctx: RequestContext, input: CreateUserInput): Promise<UserRecord> {
+      checkRolesExist(input.roles);
+      const now = isoTime(clock());
+      const user: UserRecord = {
+        id: newId('user', clock()),
+        name: input.name,
+        roles: [...new Set(input.roles)],
+        traits: input.traits ?? {},
+        status: 'active',
+        created_at: now,
+        updated_at: now,
+      };
+      await translateConflicts(
+        () => state.insert(keys.user(user.id), user, { indexKeys: [keys.userName(user.name)] }),
+        {
+          [keys.userName(user.name)]: `a user named ${JSON.stringify(user.name)} already exists`,
+        },
+      );
+      await audit.record({
+        type: 'user.created',
+        actor: actorOf(ctx),
+        target: { kind: 'user', id: user.id, name: user.name },
+        ...eventContext(ctx),
+        data: { roles: user.roles },
+      });
+      return user;
+    },
+
+    async remove(ctx: RequestContext, id: string): Promise<void> {
+      const item = state.get<UserRecord>(keys.user(id));
+      if (!item) throw notFound('user', id);
+      const user = item.value;
+      if (ctx.principal?.kind === 'user' && ctx.principal.id === id) {
+        throw conflict('you cannot delete yourself; ask another administrator');
+      }
+      const agents = state
+        .list<AgentRecord>('agents/')
+        .filter((a) => a.value.owner === id && a.value.status !== 'revoked');
+      if (agents.length > 0) {
+        throw conflict(
+          `the user owns ${agents.length} agent(s) (${agents
+            .slice(0, 5)
+            .map((a) => a.value.id)
+            .join(', ')}); delete or reassign them first`,
+        );
+      }
+      if (user.roles.includes('admin')) {
+        const otherAdmins = state
+          .list<UserRecord>('users/')
+          .filter((u) => u.value.id !== id && u.value.status === 'active' && u.value.roles.includes('admin'));
+        if (otherAdmins.length === 0) throw conflict('this is the last active admin; create another admin first');
+      }
+      const apiKeys = keysOf(id);
+      await translateConflicts(() =>
+        state.write(
+          [{ key: item.key, revision: item.revision }],
+          [
+            { type: 'delete', key: item.key },
+            { type: 'delete', key: keys.userName(user.name) },
+            ...apiKeys.flatMap((k) => [
+              { type: 'delete' as const, key: k.key },
+              { type: 'delete' as const, key: keys.apiKeyHash(k.value.hash) },
+            ]),
+          ],
+        ),
+      );
+      const revoked = await deps.tokens.revokeKeys(deps.tokenIndex.ofPrincipal(id));
+      await audit.record({
+        type: 'user.deleted',
+        actor: actorOf(ctx),
+        target: { kind: 'user', id, name: user.name },
+        ...eventContext(ctx),
+        data: { deleted_api_keys: apiKeys.length, revoked_tokens: revoked },
+      });
+    },
+
+    async createApiKey(ctx: RequestContext, userId: string, input: { name: string; ttl?: number; secret?: string }) {
+      const user = find(userId);
+      const { record, secret } = await insertApiKey({ kind: 'user', id: userId }, input);
+      await audit.record({
+        type: 'user.api_key.created',
+        actor: actorOf(ctx),
+        target: { kind: 'user', id: userId, name: user.name },
+        ...eventContext(ctx),
+        data: { api_key_id: record.id, name: record.name, expires_at: record.expires_at ?? null },
+      });
+      return { ...toApiKeyResponse(record), api_key: secret };
+    },
+
+    insertApiKey,
+
+    listApiKeys(userId: string) {
+      find(userId);
+      return keysOf(userId).map((k) => toApiKeyResponse(k.value));
+    },
+
+    async deleteApiKey(ctx: RequestContext, userId: string, keyId: string): Promise<void> {
+      const user = find(userId);
+      const item = state.get<ApiKeyRecord>(keys.apiKey(keyId));
+      if (!item || item.value.principal.id !== userId) throw notFound('API key', keyId);
+      await translateConflicts(() =>
+        state.remove(item.key, { revision: item.revision, indexKeys: [keys.apiKeyHash(item.value.hash)] }),
+      );
+      const revoked = await deps.tokens.revokeKeys(deps.tokenIndex.ofApiKey(keyId));
+      await audit.record({
+        type: 'user.api_key.deleted',
+        actor: actorOf(ctx),
+        target: { kind: 'user', id: userId, name: user.name },
+        ...eventContext(ctx),
+        data: { api_key_id: keyId, revoked_tokens: revoked },
+      });
+    },
+  };
+}

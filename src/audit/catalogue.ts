@@ -1,0 +1,26 @@
+// Every audit event type Gatehouse writes, with its stable code (GH + number + Info/Warning/Error).
+export const EVENT_TYPES = {
+  'auth.token.issued': { code: 'GH1000I', description: 'An access token was issued for an API key.' },
+  'auth.token.refreshed': { code: 'GH1001I', description: 'A refresh token was exchanged for a new pair.' },
+  'auth.token.revoked': { code: 'GH1002I', description: 'Tokens were revoked.' },
+  'auth.refresh.reused': {
+    code: 'GH1003W',
+    description: 'A refresh token was used twice; its whole family was revoked.',
+  },
+  'auth.login.failed': { code: 'GH1004W', description: 'A token request or refresh failed.' },
+  'auth.login.throttled': { code: 'GH1005W', description: 'Too many failures from one source; refused.' },
+  'user.created': { code: 'GH2000I', description: 'A user was created.' },
+  'user.deleted': { code: 'GH2001I', description: 'A user was deleted; their keys and tokens were revoked.' },
+  'user.api_key.created': { code: 'GH2002I', description: 'An API key was created for a user.' },
+  'user.api_key.deleted': { code: 'GH2003I', description: 'An API key was deleted and its tokens revoked.' },
+  'role.created': { code: 'GH2100I', description: 'A role was created.' },
+  'role.updated': { code: 'GH2101I', description: 'A role was replaced.' },
+  'role.deleted': { code: 'GH2102I', description: 'A role was deleted.' },
+  'resource.created': { code: 'GH2200I', description: 'A database, server or app was registered.' },
+  'resource.deleted': { code: 'GH2201I', description: 'A database, server or app was removed.' },
+  'agent.created': { code: 'GH2300I', description: 'An AI agent identity was created.' },
+  'agent.credentials.issued': { code: 'GH2301I', description: 'Credentials were issued to an agent.' },
+  'access.denied': { code: 'GH3000W', description: 'An API call was denied by RBAC.' },
+} as const;
+
+export type EventType = keyof typeof EVENT_TYPES;

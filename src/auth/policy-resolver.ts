@@ -1,0 +1,45 @@
+// Compiles the policy of a user or agent from the cached roles, memoized per role set and traits,
+// and forgotten whenever any role changes.
+import type { StateStore } from '../backend/state.js';
+import { compilePolicy, intersectPolicies, type Policy } from '../rbac/policy.js';
+import type { RoleSpec } from '../rbac/types.js';
+import { type AgentRecord, keys, type RoleRecord, type UserRecord } from './records.js';
+
+const DENY_ALL = compilePolicy([]);
+
+export type PolicyResolver = ReturnType<typeof createPolicyResolver>;
+
+export function createPolicyResolver(state: StateStore) {
+  const memo = new Map<string, Policy>();
+  state.cache.onChange((key) => {
+    if (key.startsWith('roles/')) memo.clear();
+  });
+
+  function roleByName(name: string): RoleSpec | undefined {
+    const ref = state.get<{ ref: string }>(keys.roleName(name));
+    return ref ? state.get<RoleRecord>(ref.value.ref)?.value : undefined;
+  }
+
+  function forRoles(roleNames: readonly string[], traits: Record<string, string[]>): Policy {
+    const memoKey = `${roleNames.join('\u0000')}\u0001${JSON.stringify(traits)}`;
+    let policy = memo.get(memoKey);
+    if (!policy) {
+      // A role that no longer exists grants nothing (deny by default).
+      const specs = roleNames.map(roleByName).filter((r): r is RoleSpec => r !== undefined);
+      policy = compilePolicy(specs, traits);
+      if (memo.size > 10_000) memo.clear();
+      memo.set(memoKey, policy);
+    }
+    return policy;
+  }
+
+  return {
+    roleByName,
+    forUser: (user: UserRecord): Policy => forRoles(user.roles, user.traits),
+    forAgent(agent: AgentRecord): Policy {
+      const owner = state.get<UserRecord>(keys.user(agent.owner))?.value;
+      if (!owner || owner.status !== 'active') return DENY_ALL;
+      return intersectPolicies(forRoles(agent.roles, owner.traits), forRoles(owner.roles, owner.traits));
+    },
+  };
+}

@@ -1,0 +1,102 @@
+// The in-memory view of cluster state that every request reads (authentication, authorization, lists).
+// It is filled from the backend's watch and never queried per request against the database.
+import type { Backend, WatchEvent } from './types.js';
+
+export interface CachedItem<T = unknown> {
+  key: string;
+  value: T;
+  revision: number;
+  expiresAt?: number;
+}
+
+export type ChangeListener = (key: string, item: CachedItem | undefined) => void;
+
+export interface StateCache {
+  get<T>(key: string): CachedItem<T> | undefined;
+  /** Items under prefix in key order; the array is shared and must not be mutated. */
+  list<T>(prefix: string): readonly CachedItem<T>[];
+  onChange(listener: ChangeListener): () => void;
+  /** Resolves once the cache has seen every write up to revision (read-your-writes). */
+  waitFor(revision: number): Promise<void>;
+  readonly revision: number;
+  close(): void;
+}
+
+export async function createStateCache(backend: Backend, prefixes: string[] = ['']): Promise<StateCache> {
+  const items = new Map<string, CachedItem>();
+  // Sorted listings per prefix, rebuilt lazily after a change below that prefix.
+  const listings = new Map<string, CachedItem[]>();
+  const listeners = new Set<ChangeListener>();
+  const waiting: Array<{ revision: number; resolve: () => void }> = [];
+  let revision = 0;
+
+  const invalidate = (key: string): void => {
+    for (const prefix of listings.keys()) if (key.startsWith(prefix)) listings.delete(prefix);
+  };
+
+  const apply = (events: WatchEvent[]): void => {
+    for (const e of events) {
+      if (e.type === 'put') {
+        const cached: CachedItem = { key: e.item.key, value: JSON.parse(e.item.value), revision: e.item.revision };
+        if (e.item.expiresAt !== undefined) cached.expiresAt = e.item.expiresAt;
+        items.set(e.item.key, cached);
+        invalidate(e.item.key);
+        revision = Math.max(revision, e.item.revision);
+        for (const l of listeners) l(e.item.key, cached);
+      } else {
+        items.delete(e.key);
+        invalidate(e.key);
+        revision = Math.max(revision, e.revision);
+        for (const l of listeners) l(e.key, undefined);
+      }
+    }
+    for (let i = waiting.length - 1; i >= 0; i--) {
+      const w = waiting[i];
+      if (w && w.revision <= revision) {
+        waiting.splice(i, 1);
+        w.resolve();
+      }
+    }
+  };
+
+  const watcher = await backend.watch(prefixes, apply);
+  for (const item of watcher.initial) {
+    const cached: CachedItem = { key: item.key, value: JSON.parse(item.value), revision: item.revision };
+    if (item.expiresAt !== undefined) cached.expiresAt = item.expiresAt;
+    items.set(item.key, cached);
+  }
+  revision = watcher.revision;
+
+  return {
+    get<T>(key: string) {
+      const item = items.get(key) as CachedItem<T> | undefined;
+      if (item?.expiresAt !== undefined && item.expiresAt <= Date.now()) return undefined;
+      return item;
+    },
+    list<T>(prefix: string) {
+      let listing = listings.get(prefix);
+      if (!listing) {
+        listing = [];
+        for (const item of items.values()) if (item.key.startsWith(prefix)) listing.push(item);
+        listing.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+        listings.set(prefix, listing);
+      }
+      return listing as CachedItem<T>[];
+    },
+    onChange(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    waitFor(target) {
+      if (target <= revision) return Promise.resolve();
+      return new Promise((resolve) => waiting.push({ revision: target, resolve }));
+    },
+    get revision() {
+      return revision;
+    },
+    close() {
+      watcher.stop();
+      listeners.clear();
+    },
+  };
+}

@@ -1,0 +1,273 @@
+// The embedded state backend: one SQLite file in WAL mode. Writes are queued and committed together
+// once per event-loop turn (group commit), so many concurrent requests share one fsync.
+// Single process only: watchers are served in-process, which is what the embedded mode is for.
+import Database from 'better-sqlite3';
+import { runMigrations } from '../lib/sqlite-migrations.js';
+import {
+  type Backend,
+  BackendError,
+  type Condition,
+  type Item,
+  type Operation,
+  type WatchEvent,
+  type Watcher,
+  type WriteOptions,
+} from './types.js';
+
+const MIGRATIONS = [
+  `CREATE TABLE kv (
+     key TEXT PRIMARY KEY,
+     value TEXT NOT NULL,
+     revision INTEGER NOT NULL,
+     expires_at INTEGER
+   ) WITHOUT ROWID;
+   CREATE INDEX kv_expires ON kv(expires_at) WHERE expires_at IS NOT NULL;
+   CREATE TABLE revision (id INTEGER PRIMARY KEY CHECK (id = 1), value INTEGER NOT NULL);
+   INSERT INTO revision (id, value) VALUES (1, 0);`,
+];
+
+interface Row {
+  key: string;
+  value: string;
+  revision: number;
+  expires_at: number | null;
+}
+
+type Job = {
+  run: () => unknown;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+};
+
+export interface SqliteBackendOptions {
+  path: string;
+  synchronous?: 'FULL' | 'NORMAL';
+  sweepIntervalMs?: number;
+  now?: () => number;
+}
+
+export function openSqliteBackend(opts: SqliteBackendOptions): Backend {
+  const db = new Database(opts.path);
+  db.pragma('journal_mode = WAL');
+  db.pragma(`synchronous = ${opts.synchronous ?? 'FULL'}`);
+  db.pragma('busy_timeout = 5000');
+  runMigrations(db, 'state', MIGRATIONS);
+  const now = opts.now ?? Date.now;
+
+  const stmt = {
+    get: db.prepare<[string], Row>('SELECT key, value, revision, expires_at FROM kv WHERE key = ?'),
+    range: db.prepare<[string, string, string, number], Row>(
+      'SELECT key, value, revision, expires_at FROM kv WHERE key >= ? AND key < ? AND key >= ? ORDER BY key LIMIT ?',
+    ),
+    upsert: db.prepare(
+      'INSERT INTO kv (key, value, revision, expires_at) VALUES (?, ?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, revision = excluded.revision, expires_at = excluded.expires_at',
+    ),
+    remove: db.prepare('DELETE FROM kv WHERE key = ?'),
+    keysInRange: db.prepare<[string, string], { key: string }>('SELECT key FROM kv WHERE key >= ? AND key < ?'),
+    expired: db.prepare<[number], { key: string }>(
+      'SELECT key FROM kv WHERE expires_at IS NOT NULL AND expires_at <= ? LIMIT 1000',
+    ),
+    readRevision: db.prepare<[], { value: number }>('SELECT value FROM revision WHERE id = 1'),
+    writeRevision: db.prepare('UPDATE revision SET value = ? WHERE id = 1'),
+  };
+
+  let revision = (stmt.readRevision.get() as { value: number }).value;
+  let pendingEvents: WatchEvent[] = [];
+  const watchers = new Set<{ prefixes: string[]; listener: (events: WatchEvent[]) => void }>();
+  let queue: Job[] = [];
+  let flushScheduled = false;
+  let closed = false;
+
+  const live = (row: Row | undefined, at = now()): row is Row =>
+    row !== undefined && (row.expires_at === null || row.expires_at > at);
+  const toItem = (row: Row): Item =>
+    row.expires_at === null
+      ? { key: row.key, value: row.value, revision: row.revision }
+      : { key: row.key, value: row.value, revision: row.revision, expiresAt: row.expires_at };
+
+  // Within a flush: every write takes the next revision and records its watch event.
+  function writeKey(key: string, value: string, expiresAt?: number): Item {
+    revision++;
+    stmt.upsert.run(key, value, revision, expiresAt ?? null);
+    const item: Item = expiresAt === undefined ? { key, value, revision } : { key, value, revision, expiresAt };
+    pendingEvents.push({ type: 'put', item });
+    return item;
+  }
+  function deleteKey(key: string): void {
+    revision++;
+    stmt.remove.run(key);
+    pendingEvents.push({ type: 'delete', key, revision });
+  }
+  function current(key: string): Row | undefined {
+    const row = stmt.get.get(key);
+    return live(row) ? row : undefined;
+  }
+
+  const flush = db.transaction((jobs: Job[]) => {
+    const results: Array<{ ok: boolean; value: unknown }> = [];
+    for (const job of jobs) {
+      // A job checks its conditions before writing anything, so a failing job leaves no trace.
+      try {
+        results.push({ ok: true, value: job.run() });
+      } catch (error) {
+        results.push({ ok: false, value: error });
+      }
+    }
+    stmt.writeRevision.run(revision);
+    return results;
+  });
+
+  function runQueue(): void {
+    flushScheduled = false;
+    const jobs = queue;
+    queue = [];
+    if (jobs.length === 0) return;
+    const revisionBefore = revision;
+    let results: Array<{ ok: boolean; value: unknown }>;
+    try {
+      results = flush(jobs);
+    } catch (error) {
+      revision = revisionBefore;
+      pendingEvents = [];
+      for (const job of jobs) job.reject(error);
+      return;
+    }
+    const events = pendingEvents;
+    pendingEvents = [];
+    publish(events);
+    results.forEach((r, i) => {
+      const job = jobs[i] as Job;
+      if (r.ok) job.resolve(r.value);
+      else job.reject(r.value);
+    });
+  }
+
+  function publish(events: WatchEvent[]): void {
+    if (events.length === 0) return;
+    for (const w of watchers) {
+      const mine = events.filter((e) => {
+        const key = e.type === 'put' ? e.item.key : e.key;
+        return w.prefixes.some((p) => key.startsWith(p));
+      });
+      if (mine.length > 0) w.listener(mine);
+    }
+  }
+
+  function enqueue<T>(run: () => T): Promise<T> {
+    if (closed) return Promise.reject(new Error('backend is closed'));
+    return new Promise<T>((resolve, reject) => {
+      queue.push({ run, resolve: resolve as (v: unknown) => void, reject });
+      if (!flushScheduled) {
+        flushScheduled = true;
+        setImmediate(runQueue);
+      }
+    });
+  }
+
+  function checkCondition(c: Condition): void {
+    const row = current(c.key);
+    if ('is' in c) {
+      if (c.is === 'absent' && row) throw new BackendError('compare_failed', c.key);
+      if (c.is === 'present' && !row) throw new BackendError('compare_failed', c.key);
+    } else if (!row || row.revision !== c.revision) {
+      throw new BackendError('compare_failed', c.key);
+    }
+  }
+
+  function sweepExpired(): void {
+    if (closed) return;
+    const keys = stmt.expired.all(now()).map((r) => r.key);
+    if (keys.length === 0) return;
+    void enqueue(() => {
+      for (const key of keys) {
+        const row = stmt.get.get(key);
+        if (row && row.expires_at !== null && row.expires_at <= now()) deleteKey(key);
+      }
+    }).catch(() => undefined);
+  }
+  const sweeper = setInterval(sweepExpired, opts.sweepIntervalMs ?? 1000);
+  sweeper.unref();
+
+  const upperBound = (prefix: string): string => `${prefix}\uffff`;
+
+  return {
+    async get(key) {
+      const row = stmt.get.get(key);
+      return live(row) ? toItem(row) : undefined;
+    },
+    async getRange(prefix, rangeOpts = {}) {
+      const at = now();
+      const rows = stmt.range.all(prefix, upperBound(prefix), rangeOpts.startKey ?? prefix, rangeOpts.limit ?? -1);
+      return rows.filter((r) => live(r, at)).map(toItem);
+    },
+    create(key, value, o: WriteOptions = {}) {
+      return enqueue(() => {
+        if (current(key)) throw new BackendError('already_exists', key);
+        return writeKey(key, value, o.expiresAt);
+      });
+    },
+    put(key, value, o: WriteOptions = {}) {
+      return enqueue(() => writeKey(key, value, o.expiresAt));
+    },
+    update(key, value, o: WriteOptions = {}) {
+      return enqueue(() => {
+        if (!current(key)) throw new BackendError('not_found', key);
+        return writeKey(key, value, o.expiresAt);
+      });
+    },
+    compareAndSwap(key, expectedRevision, value, o: WriteOptions = {}) {
+      return enqueue(() => {
+        const row = current(key);
+        if (!row || row.revision !== expectedRevision) throw new BackendError('compare_failed', key);
+        return writeKey(key, value, o.expiresAt);
+      });
+    },
+    delete(key) {
+      return enqueue(() => {
+        if (!current(key)) throw new BackendError('not_found', key);
+        deleteKey(key);
+      });
+    },
+    deleteRange(prefix) {
+      return enqueue(() => {
+        const keys = stmt.keysInRange.all(prefix, upperBound(prefix)).map((r) => r.key);
+        for (const key of keys) deleteKey(key);
+        return keys.length;
+      });
+    },
+    atomicWrite(conditions: Condition[], operations: Operation[]) {
+      return enqueue(() => {
+        for (const c of conditions) checkCondition(c);
+        for (const op of operations) {
+          if (op.type === 'put') writeKey(op.key, op.value, op.expiresAt);
+          else if (stmt.get.get(op.key)) deleteKey(op.key);
+        }
+        return revision;
+      });
+    },
+    async watch(prefixes, listener): Promise<Watcher> {
+      const at = now();
+      const initial: Item[] = [];
+      for (const prefix of prefixes) {
+        for (const row of stmt.range.all(prefix, upperBound(prefix), prefix, -1)) {
+          if (live(row, at)) initial.push(toItem(row));
+        }
+      }
+      const entry = { prefixes, listener };
+      watchers.add(entry);
+      return { initial, revision, stop: () => watchers.delete(entry) };
+    },
+    async ping() {
+      stmt.readRevision.get();
+    },
+    async close() {
+      if (closed) return;
+      // Let queued writes commit first: nothing acknowledged-in-flight is dropped.
+      while (queue.length > 0 || flushScheduled) await new Promise((r) => setImmediate(r));
+      closed = true;
+      clearInterval(sweeper);
+      watchers.clear();
+      db.close();
+    },
+  };
+}

@@ -1,0 +1,69 @@
+// The cluster-state backend: a small key-value interface in the style of Teleport's lib/backend.
+// Implementations: SQLite (embedded); PostgreSQL and etcd follow the same contract
+// (test/backend-conformance.ts runs against each).
+
+export interface Item {
+  key: string;
+  value: string;
+  revision: number;
+  /** Epoch ms after which the item no longer exists. */
+  expiresAt?: number;
+}
+
+export interface WriteOptions {
+  expiresAt?: number;
+}
+
+export type Condition =
+  | { key: string; is: 'absent' }
+  | { key: string; is: 'present' }
+  | { key: string; revision: number };
+
+export type Operation =
+  | { type: 'put'; key: string; value: string; expiresAt?: number }
+  | { type: 'delete'; key: string };
+
+export type WatchEvent = { type: 'put'; item: Item } | { type: 'delete'; key: string; revision: number };
+
+export interface Watcher {
+  /** Items under the watched prefixes at the moment the watch started. */
+  initial: Item[];
+  /** The backend revision of that snapshot; events that follow are all newer. */
+  revision: number;
+  stop(): void;
+}
+
+export type BackendFailure = 'already_exists' | 'not_found' | 'compare_failed';
+
+export class BackendError extends Error {
+  constructor(
+    readonly reason: BackendFailure,
+    readonly key: string,
+  ) {
+    super(`${reason}: ${key}`);
+    this.name = 'BackendError';
+  }
+}
+
+export interface Backend {
+  get(key: string): Promise<Item | undefined>;
+  /** Items whose key starts with prefix, in key order, from startKey (inclusive). */
+  getRange(prefix: string, opts?: { limit?: number; startKey?: string }): Promise<Item[]>;
+  /** Fails with already_exists if the key is present. */
+  create(key: string, value: string, opts?: WriteOptions): Promise<Item>;
+  put(key: string, value: string, opts?: WriteOptions): Promise<Item>;
+  /** Fails with not_found if the key is absent. */
+  update(key: string, value: string, opts?: WriteOptions): Promise<Item>;
+  /** Fails with compare_failed unless the key is at expectedRevision. */
+  compareAndSwap(key: string, expectedRevision: number, value: string, opts?: WriteOptions): Promise<Item>;
+  /** Fails with not_found if the key is absent. */
+  delete(key: string): Promise<void>;
+  deleteRange(prefix: string): Promise<number>;
+  /** All conditions hold and every operation applies, or nothing does (compare_failed names the key). */
+  atomicWrite(conditions: Condition[], operations: Operation[]): Promise<number>;
+  /** Snapshot then change events, in revision order; events reach the listener before the write resolves. */
+  watch(prefixes: string[], listener: (events: WatchEvent[]) => void): Promise<Watcher>;
+  /** Reachable and answering (readiness). */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}

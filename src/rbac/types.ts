@@ -1,0 +1,66 @@
+// The role model (DESIGN.md §4): rules govern the API, resource selectors govern what a principal
+// sees and may connect to, logins and friends say as whom.
+export const API_RESOURCES = [
+  'users',
+  'roles',
+  'resources',
+  'agents',
+  'sessions',
+  'recordings',
+  'events',
+  'webhooks',
+  'tokens',
+] as const;
+export type ApiResource = (typeof API_RESOURCES)[number];
+
+export const VERBS = ['list', 'read', 'create', 'update', 'delete'] as const;
+export type Verb = (typeof VERBS)[number];
+
+export const RESOURCE_KINDS = ['server', 'database', 'app', 'kube_cluster'] as const;
+export type ResourceKind = (typeof RESOURCE_KINDS)[number];
+
+export interface Rule {
+  resources: Array<ApiResource | '*'>;
+  verbs: Array<Verb | '*'>;
+}
+
+export interface ResourceSelector {
+  kinds: Array<ResourceKind | '*'>;
+  labels?: Record<string, string>;
+}
+
+export interface RoleConditions {
+  rules?: Rule[];
+  resources?: ResourceSelector[];
+  logins?: string[];
+  db_users?: string[];
+  db_names?: string[];
+  kube_groups?: string[];
+}
+
+export interface RoleOptions {
+  max_session_ttl?: string;
+  record_session?: 'best_effort' | 'strict';
+  record_input?: boolean;
+  port_forwarding?: boolean;
+}
+
+export interface RoleSpec {
+  name: string;
+  description?: string;
+  allow: RoleConditions;
+  deny?: RoleConditions;
+  options?: RoleOptions;
+}
+
+/** What a policy needs to know of a protected resource. */
+export interface LabeledResource {
+  kind: ResourceKind;
+  labels: Record<string, string>;
+}
+
+export interface Decision {
+  allowed: boolean;
+  /** The role whose rule decided (the denying role, or the first allowing one). */
+  role?: string;
+}

@@ -1,0 +1,140 @@
+// The composition root: open the stores named by config, build the services, bootstrap, and start
+// the listeners of the configured roles. Returns a handle that shuts everything down in order.
+import { mkdirSync, readFileSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
+import pino from 'pino';
+import type { App } from './api/app-types.js';
+import { buildApi } from './api/build-api.js';
+import type { RegisteredRoute } from './api/route-config.js';
+import { openSqliteAuditStore } from './audit/sqlite.js';
+import type { AuditStore } from './audit/types.js';
+import { openSqliteBackend } from './backend/sqlite.js';
+import type { Backend } from './backend/types.js';
+import { type BootstrapResult, bootstrapAdmin } from './bootstrap.js';
+import { ConfigError } from './config/load.js';
+import type { Config } from './config/schema.js';
+import { type Clock, systemClock } from './lib/clock.js';
+import { createServices, type Services } from './services.js';
+
+export const VERSION = (
+  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
+
+export interface Gatehouse {
+  authUrl?: string;
+  webUrl?: string;
+  routes: RegisteredRoute[];
+  services: Services;
+  bootstrap: BootstrapResult;
+  close(): Promise<void>;
+}
+
+function parseAddr(key: string, addr: string): { host: string; port: number } {
+  const m = /^(?:\[([^\]]+)\]|([^:]+)):(\d+)$/.exec(addr);
+  const port = Number(m?.[3]);
+  if (!m || port > 65535) throw new ConfigError(`config key ${key}: ${addr} is not host:port`);
+  return { host: (m[1] ?? m[2]) as string, port };
+}
+
+const isLoopback = (host: string) => host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+
+function storePath(key: string, url: string | undefined, fallback: string): string {
+  if (url === undefined) return fallback;
+  if (url.startsWith('sqlite://')) {
+    const path = url.slice('sqlite://'.length);
+    if (path) return isAbsolute(path) ? path : resolve(path);
+  }
+  const scheme = url.split(':')[0];
+  throw new ConfigError(
+    `config key ${key}: ${scheme}:// stores are not available in this release; use sqlite://<path> (the default)`,
+  );
+}
+
+export async function startGatehouse(
+  config: Config,
+  opts: { clock?: Clock; logger?: pino.Logger } = {},
+): Promise<Gatehouse> {
+  const clock = opts.clock ?? systemClock;
+  const logger =
+    opts.logger ??
+    pino({
+      level: config.log_level,
+      redact: ['req.headers.authorization', '*.api_key', '*.access_token', '*.refresh_token'],
+    });
+  const dataDir = resolve(config.data_dir);
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+
+  const authAddr = parseAddr('auth_addr', config.auth_addr);
+  const webAddr = parseAddr('web_addr', config.web_addr);
+  for (const [key, addr] of [
+    ['auth_addr', authAddr],
+    ['web_addr', webAddr],
+  ] as const) {
+    if (!isLoopback(addr.host) && !config.tls && !config.insecure) {
+      throw new ConfigError(
+        `config key ${key}: ${addr.host} is not loopback; configure tls (cert_file, key_file) or set insecure: true`,
+      );
+    }
+  }
+  if (!config.roles.includes('auth')) {
+    throw new ConfigError(
+      'config key roles: a proxy-only instance needs a remote auth service, which this release does not support yet; include auth',
+    );
+  }
+
+  const backend: Backend = openSqliteBackend({
+    path: storePath('backend_url', config.backend_url, resolve(dataDir, 'state.db')),
+    synchronous: config.sqlite.synchronous,
+  });
+  let auditStore: AuditStore;
+  try {
+    auditStore = openSqliteAuditStore({
+      path: storePath('audit_url', config.audit_url, resolve(dataDir, 'audit.db')),
+      synchronous: config.sqlite.synchronous,
+    });
+  } catch (e) {
+    await backend.close();
+    throw e;
+  }
+  const services = await createServices({ config, backend, auditStore, clock });
+  const bootstrap = await bootstrapAdmin(services, {
+    dataDir,
+    ...(config.bootstrap_api_key ? { bootstrapKey: config.bootstrap_api_key } : {}),
+  });
+
+  const https = config.tls
+    ? { cert: readFileSync(config.tls.cert_file), key: readFileSync(config.tls.key_file) }
+    : undefined;
+  const scheme = https ? 'https' : 'http';
+  const apps: App[] = [];
+  const common = { logger, version: VERSION, startedAt: Date.now(), ...(https ? { https } : {}) };
+  const auth = await buildApi(services, { ...common, listener: 'auth' });
+  apps.push(auth.app);
+  const handle: Gatehouse = {
+    routes: auth.routes,
+    services,
+    bootstrap,
+    async close() {
+      // Stop accepting, let in-flight requests finish, then flush and close the stores.
+      await Promise.all(apps.map((a) => a.close()));
+      services.close();
+      await auditStore.close();
+      await backend.close();
+    },
+  };
+  try {
+    const hostFor = (h: string) => (h.includes(':') ? `[${h}]` : h);
+    await auth.app.listen({ host: authAddr.host, port: authAddr.port });
+    handle.authUrl = `${scheme}://${hostFor(authAddr.host)}:${(auth.app.server.address() as { port: number }).port}`;
+    if (config.roles.includes('proxy')) {
+      const web = await buildApi(services, { ...common, listener: 'web' });
+      apps.push(web.app);
+      await web.app.listen({ host: webAddr.host, port: webAddr.port });
+      handle.webUrl = `${scheme}://${hostFor(webAddr.host)}:${(web.app.server.address() as { port: number }).port}`;
+    }
+  } catch (e) {
+    await handle.close();
+    throw e;
+  }
+  return handle;
+}
