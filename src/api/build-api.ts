@@ -58,6 +58,11 @@ export async function buildApi(services: Services, opts: ApiOptions): Promise<{ 
       'request',
     );
   });
+  // A route whose body fields are all optional may be called without a body; one with required
+  // fields then answers "/body/<field> is required" rather than "/body must be object".
+  app.addHook('preValidation', async (request) => {
+    if (request.body === undefined && request.routeOptions.schema?.body !== undefined) request.body = {};
+  });
   installErrorHandler(app);
   const routes: RegisteredRoute[] = [];
   installRouteTable(app, routes);

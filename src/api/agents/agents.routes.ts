@@ -67,7 +67,7 @@ export function agentRoutes(app: App, deps: { agents: AgentService }): void {
       const creds = await agents.issueCredentials(
         authenticatedContext(request),
         request.params.id,
-        request.body ?? { ttl: 3600, api_key_ttl: 86_400 },
+        request.body,
       );
       return reply.code(201).send(creds);
     },
