@@ -1,6 +1,7 @@
 // The embedded audit store: events in one SQLite table, committed in groups (one fsync per
 // event-loop turn, however many requests wrote), each append resolving only once durable.
 import Database from 'better-sqlite3';
+import { prefixUpperBound } from '../lib/prefix-range.js';
 import { runMigrations } from '../lib/sqlite-migrations.js';
 import type { AuditEvent, AuditQuery, AuditStore } from './types.js';
 
@@ -31,10 +32,15 @@ interface Pending {
 
 export function openSqliteAuditStore(opts: { path: string; synchronous?: 'FULL' | 'NORMAL' }): AuditStore {
   const db = new Database(opts.path);
-  db.pragma('journal_mode = WAL');
-  db.pragma(`synchronous = ${opts.synchronous ?? 'FULL'}`);
-  db.pragma('busy_timeout = 5000');
-  runMigrations(db, 'audit', MIGRATIONS);
+  try {
+    db.pragma('journal_mode = WAL');
+    db.pragma(`synchronous = ${opts.synchronous ?? 'FULL'}`);
+    db.pragma('busy_timeout = 5000');
+    runMigrations(db, 'audit', MIGRATIONS);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
 
   const insert = db.prepare(
     'INSERT INTO events (id, time_ms, type, actor_id, target_id, session_id, success, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
@@ -67,8 +73,16 @@ export function openSqliteAuditStore(opts: { path: string; synchronous?: 'FULL' 
     if (batches.length === 0) return;
     try {
       insertAll(batches);
-    } catch (error) {
-      for (const b of batches) b.reject(error);
+    } catch {
+      // One caller's bad batch must not fail the others: retry each batch in its own transaction.
+      for (const b of batches) {
+        try {
+          insertAll([b]);
+          b.resolve();
+        } catch (error) {
+          b.reject(error);
+        }
+      }
       return;
     }
     for (const b of batches) b.resolve();
@@ -80,8 +94,10 @@ export function openSqliteAuditStore(opts: { path: string; synchronous?: 'FULL' 
     if (q.types && q.types.length > 0) {
       const ors = q.types.map((t) => {
         if (t.endsWith('*')) {
-          params.push(`${t.slice(0, -1).replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
-          return "type LIKE ? ESCAPE '\\'";
+          // A range, not LIKE: case-sensitive like exact matches, and served by the type index.
+          const prefix = t.slice(0, -1);
+          params.push(prefix, prefixUpperBound(prefix));
+          return '(type >= ? AND type < ?)';
         }
         params.push(t);
         return 'type = ?';

@@ -25,7 +25,7 @@ export interface StateCache {
 export async function createStateCache(backend: Backend, prefixes: string[] = ['']): Promise<StateCache> {
   const items = new Map<string, CachedItem>();
   // Sorted listings per prefix, rebuilt lazily after a change below that prefix.
-  const listings = new Map<string, CachedItem[]>();
+  const listings = new Map<string, { all: CachedItem[]; expiring: boolean }>();
   const listeners = new Set<ChangeListener>();
   const waiting: Array<{ revision: number; resolve: () => void }> = [];
   let revision = 0;
@@ -34,7 +34,7 @@ export async function createStateCache(backend: Backend, prefixes: string[] = ['
     for (const prefix of listings.keys()) if (key.startsWith(prefix)) listings.delete(prefix);
   };
 
-  const apply = (events: WatchEvent[]): void => {
+  const apply = (events: WatchEvent[], atRevision: number): void => {
     for (const e of events) {
       if (e.type === 'put') {
         const cached: CachedItem = { key: e.item.key, value: JSON.parse(e.item.value), revision: e.item.revision };
@@ -50,6 +50,7 @@ export async function createStateCache(backend: Backend, prefixes: string[] = ['
         for (const l of listeners) l(e.key, undefined);
       }
     }
+    revision = Math.max(revision, atRevision);
     for (let i = waiting.length - 1; i >= 0; i--) {
       const w = waiting[i];
       if (w && w.revision <= revision) {
@@ -76,12 +77,16 @@ export async function createStateCache(backend: Backend, prefixes: string[] = ['
     list<T>(prefix: string) {
       let listing = listings.get(prefix);
       if (!listing) {
-        listing = [];
-        for (const item of items.values()) if (item.key.startsWith(prefix)) listing.push(item);
-        listing.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+        const fresh: CachedItem[] = [];
+        for (const item of items.values()) if (item.key.startsWith(prefix)) fresh.push(item);
+        fresh.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+        listing = { all: fresh, expiring: fresh.some((i) => i.expiresAt !== undefined) };
         listings.set(prefix, listing);
       }
-      return listing as CachedItem<T>[];
+      if (!listing.expiring) return listing.all as CachedItem<T>[];
+      // Expired items are hidden at once, like get() does, not only once the sweeper removed them.
+      const now = Date.now();
+      return listing.all.filter((i) => i.expiresAt === undefined || i.expiresAt > now) as CachedItem<T>[];
     },
     onChange(listener) {
       listeners.add(listener);

@@ -2,6 +2,7 @@
 // once per event-loop turn (group commit), so many concurrent requests share one fsync.
 // Single process only: watchers are served in-process, which is what the embedded mode is for.
 import Database from 'better-sqlite3';
+import { prefixUpperBound } from '../lib/prefix-range.js';
 import { runMigrations } from '../lib/sqlite-migrations.js';
 import {
   type Backend,
@@ -48,22 +49,30 @@ export interface SqliteBackendOptions {
 
 export function openSqliteBackend(opts: SqliteBackendOptions): Backend {
   const db = new Database(opts.path);
-  db.pragma('journal_mode = WAL');
-  db.pragma(`synchronous = ${opts.synchronous ?? 'FULL'}`);
-  db.pragma('busy_timeout = 5000');
-  runMigrations(db, 'state', MIGRATIONS);
+  try {
+    db.pragma('journal_mode = WAL');
+    db.pragma(`synchronous = ${opts.synchronous ?? 'FULL'}`);
+    db.pragma('busy_timeout = 5000');
+    runMigrations(db, 'state', MIGRATIONS);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
   const now = opts.now ?? Date.now;
 
   const stmt = {
     get: db.prepare<[string], Row>('SELECT key, value, revision, expires_at FROM kv WHERE key = ?'),
-    range: db.prepare<[string, string, string, number], Row>(
-      'SELECT key, value, revision, expires_at FROM kv WHERE key >= ? AND key < ? AND key >= ? ORDER BY key LIMIT ?',
+    // Expired rows are excluded in SQL, so a limit counts only live items.
+    range: db.prepare<[string, string, string, number, number], Row>(
+      'SELECT key, value, revision, expires_at FROM kv WHERE key >= ? AND key < ? AND key >= ? AND (expires_at IS NULL OR expires_at > ?) ORDER BY key LIMIT ?',
     ),
     upsert: db.prepare(
       'INSERT INTO kv (key, value, revision, expires_at) VALUES (?, ?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, revision = excluded.revision, expires_at = excluded.expires_at',
     ),
     remove: db.prepare('DELETE FROM kv WHERE key = ?'),
-    keysInRange: db.prepare<[string, string], { key: string }>('SELECT key FROM kv WHERE key >= ? AND key < ?'),
+    keysInRange: db.prepare<[string, string, number], { key: string }>(
+      'SELECT key FROM kv WHERE key >= ? AND key < ? AND (expires_at IS NULL OR expires_at > ?)',
+    ),
     expired: db.prepare<[number], { key: string }>(
       'SELECT key FROM kv WHERE expires_at IS NOT NULL AND expires_at <= ? LIMIT 1000',
     ),
@@ -73,7 +82,7 @@ export function openSqliteBackend(opts: SqliteBackendOptions): Backend {
 
   let revision = (stmt.readRevision.get() as { value: number }).value;
   let pendingEvents: WatchEvent[] = [];
-  const watchers = new Set<{ prefixes: string[]; listener: (events: WatchEvent[]) => void }>();
+  const watchers = new Set<{ prefixes: string[]; listener: (events: WatchEvent[], revision: number) => void }>();
   let queue: Job[] = [];
   let flushScheduled = false;
   let closed = false;
@@ -103,13 +112,19 @@ export function openSqliteBackend(opts: SqliteBackendOptions): Backend {
     return live(row) ? row : undefined;
   }
 
+  // Each job runs in its own savepoint (a nested better-sqlite3 transaction): a job that fails, by a
+  // condition or by the database refusing a write, leaves no row, no event and no revision behind.
+  const runJob = db.transaction((job: Job) => job.run());
   const flush = db.transaction((jobs: Job[]) => {
     const results: Array<{ ok: boolean; value: unknown }> = [];
     for (const job of jobs) {
-      // A job checks its conditions before writing anything, so a failing job leaves no trace.
+      const revisionBefore = revision;
+      const eventsBefore = pendingEvents.length;
       try {
-        results.push({ ok: true, value: job.run() });
+        results.push({ ok: true, value: runJob(job) });
       } catch (error) {
+        revision = revisionBefore;
+        pendingEvents.length = eventsBefore;
         results.push({ ok: false, value: error });
       }
     }
@@ -134,7 +149,7 @@ export function openSqliteBackend(opts: SqliteBackendOptions): Backend {
     }
     const events = pendingEvents;
     pendingEvents = [];
-    publish(events);
+    if (events.length > 0) publish(events);
     results.forEach((r, i) => {
       const job = jobs[i] as Job;
       if (r.ok) job.resolve(r.value);
@@ -143,13 +158,14 @@ export function openSqliteBackend(opts: SqliteBackendOptions): Backend {
   }
 
   function publish(events: WatchEvent[]): void {
-    if (events.length === 0) return;
     for (const w of watchers) {
       const mine = events.filter((e) => {
         const key = e.type === 'put' ? e.item.key : e.key;
         return w.prefixes.some((p) => key.startsWith(p));
       });
-      if (mine.length > 0) w.listener(mine);
+      // Watchers hear the new revision even when no event is theirs (etcd's progress notify), so
+      // a cache can tell it has caught up with a write outside its prefixes.
+      w.listener(mine, revision);
     }
   }
 
@@ -188,8 +204,6 @@ export function openSqliteBackend(opts: SqliteBackendOptions): Backend {
   const sweeper = setInterval(sweepExpired, opts.sweepIntervalMs ?? 1000);
   sweeper.unref();
 
-  const upperBound = (prefix: string): string => `${prefix}\uffff`;
-
   return {
     async get(key) {
       const row = stmt.get.get(key);
@@ -197,7 +211,13 @@ export function openSqliteBackend(opts: SqliteBackendOptions): Backend {
     },
     async getRange(prefix, rangeOpts = {}) {
       const at = now();
-      const rows = stmt.range.all(prefix, upperBound(prefix), rangeOpts.startKey ?? prefix, rangeOpts.limit ?? -1);
+      const rows = stmt.range.all(
+        prefix,
+        prefixUpperBound(prefix),
+        rangeOpts.startKey ?? prefix,
+        at,
+        rangeOpts.limit ?? -1,
+      );
       return rows.filter((r) => live(r, at)).map(toItem);
     },
     create(key, value, o: WriteOptions = {}) {
@@ -230,7 +250,7 @@ export function openSqliteBackend(opts: SqliteBackendOptions): Backend {
     },
     deleteRange(prefix) {
       return enqueue(() => {
-        const keys = stmt.keysInRange.all(prefix, upperBound(prefix)).map((r) => r.key);
+        const keys = stmt.keysInRange.all(prefix, prefixUpperBound(prefix), now()).map((r) => r.key);
         for (const key of keys) deleteKey(key);
         return keys.length;
       });
@@ -247,12 +267,11 @@ export function openSqliteBackend(opts: SqliteBackendOptions): Backend {
     },
     async watch(prefixes, listener): Promise<Watcher> {
       const at = now();
-      const initial: Item[] = [];
+      const byKey = new Map<string, Item>(); // overlapping prefixes list an item once
       for (const prefix of prefixes) {
-        for (const row of stmt.range.all(prefix, upperBound(prefix), prefix, -1)) {
-          if (live(row, at)) initial.push(toItem(row));
-        }
+        for (const row of stmt.range.all(prefix, prefixUpperBound(prefix), prefix, at, -1)) byKey.set(row.key, toItem(row));
       }
+      const initial = [...byKey.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
       const entry = { prefixes, listener };
       watchers.add(entry);
       return { initial, revision, stop: () => watchers.delete(entry) };

@@ -61,8 +61,11 @@ export interface Backend {
   deleteRange(prefix: string): Promise<number>;
   /** All conditions hold and every operation applies, or nothing does (compare_failed names the key). */
   atomicWrite(conditions: Condition[], operations: Operation[]): Promise<number>;
-  /** Snapshot then change events, in revision order; events reach the listener before the write resolves. */
-  watch(prefixes: string[], listener: (events: WatchEvent[]) => void): Promise<Watcher>;
+  /**
+   * Snapshot, then change events in revision order with the backend revision they bring it to.
+   * The listener may be called with no events: the backend moved on by writes outside the prefixes.
+   */
+  watch(prefixes: string[], listener: (events: WatchEvent[], revision: number) => void): Promise<Watcher>;
   /** Reachable and answering (readiness). */
   ping(): Promise<void>;
   close(): Promise<void>;

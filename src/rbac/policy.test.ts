@@ -35,7 +35,11 @@ test('label selectors: every label must match, globs, kinds, and deny selectors'
   assert.equal(p.canSee({ kind: 'server', labels: { env: 'dev-eu', team: 'infra' } }), true);
   assert.equal(p.canSee({ kind: 'server', labels: { env: 'dev-eu' } }), false, 'missing label');
   assert.equal(p.canSee({ kind: 'app', labels: { env: 'dev', team: 'infra' } }), false, 'kind not allowed');
-  assert.equal(p.canSee({ kind: 'server', labels: { env: 'dev', team: 'infra', tier: 'production' } }), false, 'denied');
+  assert.equal(
+    p.canSee({ kind: 'server', labels: { env: 'dev', team: 'infra', tier: 'production' } }),
+    false,
+    'denied',
+  );
 });
 
 test('globs match whole values and treat regex characters literally', () => {

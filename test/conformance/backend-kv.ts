@@ -196,8 +196,22 @@ export function registerAtomicTests(it: BackendCase): void {
         { type: 'put', key: 'c/a', value: 'changed' },
         { type: 'delete', key: 'c/b' },
       ]);
-    await rejectsWith(write([{ key: 'c/new', is: 'absent' }, { key: 'c/a', is: 'absent' }]), 'compare_failed', 'c/a');
-    await rejectsWith(write([{ key: 'c/a', is: 'present' }, { key: 'c/zz', is: 'present' }]), 'compare_failed', 'c/zz');
+    await rejectsWith(
+      write([
+        { key: 'c/new', is: 'absent' },
+        { key: 'c/a', is: 'absent' },
+      ]),
+      'compare_failed',
+      'c/a',
+    );
+    await rejectsWith(
+      write([
+        { key: 'c/a', is: 'present' },
+        { key: 'c/zz', is: 'present' },
+      ]),
+      'compare_failed',
+      'c/zz',
+    );
     await rejectsWith(write([{ key: 'c/b', revision: b.revision + 1 }]), 'compare_failed', 'c/b');
     await rejectsWith(write([{ key: 'c/new', revision: a.revision }]), 'compare_failed', 'c/new');
     assert.deepEqual(await backend.getRange('c/'), [a, b]);

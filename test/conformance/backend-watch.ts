@@ -33,7 +33,10 @@ export function registerWatchTests(it: BackendCase, options: BackendConformanceO
     const { watcher } = await record(backend, ['u/', 'r/']);
     const byKey = new Map(written.map((i) => [i.key, i]));
     const initial = [...watcher.initial].sort((a, b) => (a.key < b.key ? -1 : 1));
-    assert.deepEqual(initial, ['r/1', 'u/1', 'u/2'].map((k) => byKey.get(k)));
+    assert.deepEqual(
+      initial,
+      ['r/1', 'u/1', 'u/2'].map((k) => byKey.get(k)),
+    );
     const newest = Math.max(...written.map((i) => i.revision));
     assert.ok(watcher.revision >= newest, `snapshot revision ${watcher.revision} covers ${newest}`);
     watcher.stop();
@@ -62,15 +65,20 @@ export function registerWatchTests(it: BackendCase, options: BackendConformanceO
     const a2 = await backend.update('w/a', '2');
     await backend.delete('w/pre');
     const c = await backend.compareAndSwap('w/b', b.revision, '2');
-    const aw = await backend.atomicWrite([], [
-      { type: 'delete', key: 'w/a' },
-      { type: 'put', key: 'w/c', value: '1' },
-      { type: 'put', key: 'x/c', value: '1' },
-    ]);
+    const aw = await backend.atomicWrite(
+      [],
+      [
+        { type: 'delete', key: 'w/a' },
+        { type: 'put', key: 'w/c', value: '1' },
+        { type: 'put', key: 'x/c', value: '1' },
+      ],
+    );
     assert.equal(await backend.deleteRange('w/'), 2);
     const last = await backend.put('w/end', 'e');
     await rec.reach(last.revision);
-    assert.deepEqual(rec.events.map(describeEvent), [
+    const seen = rec.events.map(describeEvent);
+    seen.splice(7, 2, ...seen.slice(7, 9).sort()); // deleteRange may report its keys in any order
+    assert.deepEqual(seen, [
       'put w/a',
       'put w/b',
       'put w/a',
@@ -78,7 +86,8 @@ export function registerWatchTests(it: BackendCase, options: BackendConformanceO
       'put w/b',
       'delete w/a',
       'put w/c',
-      ...['delete w/b', 'delete w/c'].sort(),
+      'delete w/b',
+      'delete w/c',
       'put w/end',
     ]);
     assertRevisionOrder(rec.events, rec.watcher.revision);

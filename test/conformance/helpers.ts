@@ -4,7 +4,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
-import { type Backend, BackendError, type BackendFailure, type WatchEvent, type Watcher } from '../../src/backend/types.js';
+import {
+  type Backend,
+  BackendError,
+  type BackendFailure,
+  type WatchEvent,
+  type Watcher,
+} from '../../src/backend/types.js';
 
 /** What the suite may ask of an opener; implementations ignore what does not apply to them. */
 export interface BackendOpenOptions {

@@ -64,11 +64,7 @@ export function agentRoutes(app: App, deps: { agents: AgentService }): void {
     },
     async (request, reply) => {
       reply.header('cache-control', 'no-store');
-      const creds = await agents.issueCredentials(
-        authenticatedContext(request),
-        request.params.id,
-        request.body,
-      );
+      const creds = await agents.issueCredentials(authenticatedContext(request), request.params.id, request.body);
       return reply.code(201).send(creds);
     },
   );
