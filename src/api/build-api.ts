@@ -8,7 +8,7 @@ import type { App } from './app-types.js';
 import { eventRoutes } from './events/events.routes.js';
 import { healthRoutes, pingRoute } from './health/health.routes.js';
 import { registerDocsPage, registerOpenApi } from './openapi.js';
-import { installErrorHandler } from './plugins/error-handler.js';
+import { clientErrorHandler, frameworkErrorHandler, installErrorHandler } from './plugins/error-handler.js';
 import { installRouteTable } from './plugins/route-table.js';
 import { installSecurity } from './plugins/security.js';
 import { resourceRoutes } from './resources/resources.routes.js';
@@ -37,6 +37,9 @@ export async function buildApi(services: Services, opts: ApiOptions): Promise<{ 
     bodyLimit: BODY_LIMIT,
     genReqId: () => `req_${randomUUID().replace(/-/g, '')}`,
     trustProxy: false,
+    routerOptions: { ignoreTrailingSlash: true },
+    frameworkErrors: frameworkErrorHandler,
+    clientErrorHandler,
     return503OnClosing: true,
     ...(opts.https ? { https: opts.https } : {}),
   }).withTypeProvider() as unknown as App;

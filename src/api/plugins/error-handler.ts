@@ -1,6 +1,7 @@
 // The one place where errors become HTTP: GatehouseError keeps its code; Fastify's own errors
 // (validation, content type, size, JSON syntax) map to catalogue codes; anything else is an
 // internal_error whose details go to the log, never to the client.
+import { randomUUID } from 'node:crypto';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ERROR_CATALOGUE, type ErrorCode, type FieldError, GatehouseError } from '../errors.js';
 
@@ -101,4 +102,32 @@ export function installErrorHandler(app: FastifyInstance): void {
       new GatehouseError('internal_error', 'an internal error occurred; quote the request id when reporting it'),
     );
   });
+}
+
+/** Errors Fastify raises before routing (bad URL encoding, over-long path parameters). */
+export function frameworkErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const detail =
+    error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+      ? 'a path parameter is longer than 100 characters'
+      : 'the URL is not valid (check its percent-encoding)';
+  return sendProblem(reply, request, new GatehouseError('invalid_request', detail));
+}
+
+/** Errors the HTTP parser raises before any request exists (header overflow, malformed HTTP). */
+export function clientErrorHandler(error: NodeJS.ErrnoException, socket: import('node:net').Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, title, code, detail] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'Request Header Fields Too Large', 'invalid_request', 'the request headers are over 16 KiB']
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'Request Timeout', 'invalid_request', 'the request was not received in time']
+        : [400, 'Bad Request', 'invalid_request', 'the request is not valid HTTP'];
+  const requestId = `req_${randomUUID().replace(/-/g, '')}`;
+  const body = JSON.stringify({ type: `urn:gatehouse:error:${code}`, title, status, detail, code, request_id: requestId });
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${title}\r\nContent-Type: application/problem+json; charset=utf-8\r\nX-Request-Id: ${requestId}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(error);
 }
