@@ -16,7 +16,12 @@ export async function generateOpenApi(): Promise<unknown> {
   const auditStore = openSqliteAuditStore({ path: join(dir, 'audit.db') });
   try {
     const services = await createServices({ config: loadConfig({ env: {} }), backend, auditStore, clock: Date.now });
-    const { app } = await buildApi(services, { listener: 'auth', logger: pino({ level: 'silent' }), version: VERSION, startedAt: 0 });
+    const { app } = await buildApi(services, {
+      listener: 'auth',
+      logger: pino({ level: 'silent' }),
+      version: VERSION,
+      startedAt: 0,
+    });
     const doc = app.swagger();
     await app.close();
     services.close();

@@ -7,7 +7,7 @@ import { keys } from './auth/records.js';
 import { hashSecret } from './lib/secrets.js';
 import type { Services } from './services.js';
 
-const SYSTEM: RequestContext = { remoteAddr: 'local', requestId: 'bootstrap' };
+const SYSTEM: RequestContext = { remoteAddr: 'local', requestId: 'bootstrap', system: 'bootstrap' };
 
 export interface BootstrapResult {
   /** Set only when a key was generated now (first start without a bootstrap key). */

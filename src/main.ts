@@ -45,7 +45,9 @@ async function main(argv: string[]): Promise<number> {
     }
     const err = e as NodeJS.ErrnoException;
     if (err.code === 'EADDRINUSE') {
-      process.stderr.write(`gatehouse: cannot listen: ${err.message}; set GATEHOUSE_AUTH_ADDR / GATEHOUSE_WEB_ADDR\n`);
+      process.stderr.write(
+        `gatehouse: cannot listen: ${err.message}; set GATEHOUSE_AUTH_ADDR, GATEHOUSE_WEB_ADDR or GATEHOUSE_METRICS_ADDR\n`,
+      );
       return 1;
     }
     throw e;
@@ -57,7 +59,7 @@ async function main(argv: string[]): Promise<number> {
     );
   }
   process.stdout.write(
-    `Gatehouse ${VERSION}: auth API ${gatehouse.authUrl}${gatehouse.webUrl ? `, web ${gatehouse.webUrl}` : ''}\n`,
+    `Gatehouse ${VERSION}: auth API ${gatehouse.authUrl}${gatehouse.webUrl ? `, web ${gatehouse.webUrl}` : ''}${gatehouse.metricsUrl ? `, metrics ${gatehouse.metricsUrl}/metrics` : ''}\n`,
   );
 
   await new Promise<void>((resolveStop) => {

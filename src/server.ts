@@ -3,9 +3,9 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import pino from 'pino';
-import type { App } from './api/app-types.js';
 import { buildApi } from './api/build-api.js';
 import type { RegisteredRoute } from './api/route-config.js';
+import { startAuditRetention } from './audit/retention.js';
 import { openSqliteAuditStore } from './audit/sqlite.js';
 import type { AuditStore } from './audit/types.js';
 import { openSqliteBackend } from './backend/sqlite.js';
@@ -14,6 +14,10 @@ import { type BootstrapResult, bootstrapAdmin } from './bootstrap.js';
 import { ConfigError } from './config/load.js';
 import type { Config } from './config/schema.js';
 import { type Clock, systemClock } from './lib/clock.js';
+import { parseDuration } from './lib/duration.js';
+import { instrumentAuditStore } from './observability/audit-metrics.js';
+import { createMetrics, type Metrics } from './observability/metrics.js';
+import { buildMetricsServer } from './observability/metrics-server.js';
 import { createServices, type Services } from './services.js';
 
 export const VERSION = (
@@ -23,6 +27,9 @@ export const VERSION = (
 export interface Gatehouse {
   authUrl?: string;
   webUrl?: string;
+  /** Base URL of the metrics listener (GET <metricsUrl>/metrics); absent when metrics_enabled is false. */
+  metricsUrl?: string;
+  metrics?: Metrics;
   routes: RegisteredRoute[];
   services: Services;
   bootstrap: BootstrapResult;
@@ -66,9 +73,11 @@ export async function startGatehouse(
 
   const authAddr = parseAddr('auth_addr', config.auth_addr);
   const webAddr = parseAddr('web_addr', config.web_addr);
+  const metricsAddr = config.metrics_enabled ? parseAddr('metrics_addr', config.metrics_addr) : undefined;
   for (const [key, addr] of [
     ['auth_addr', authAddr],
     ['web_addr', webAddr],
+    ...(metricsAddr ? [['metrics_addr', metricsAddr] as const] : []),
   ] as const) {
     if (!isLoopback(addr.host) && !config.tls && !config.insecure) {
       throw new ConfigError(
@@ -96,7 +105,15 @@ export async function startGatehouse(
     await backend.close();
     throw e;
   }
-  const services = await createServices({ config, backend, auditStore, clock });
+  const metrics = config.metrics_enabled ? createMetrics({ prefix: config.metrics_prefix, clock }) : undefined;
+  metrics?.setHealthChecks({ backend: () => backend.ping(), audit: () => auditStore.ping() });
+  const services = await createServices({
+    config,
+    backend,
+    auditStore: metrics ? instrumentAuditStore(auditStore, metrics) : auditStore,
+    clock,
+    ...(metrics ? { metrics, onFailedLogin: () => metrics.failedLogins.inc() } : {}),
+  });
   const bootstrap = await bootstrapAdmin(services, {
     dataDir,
     ...(config.bootstrap_api_key ? { bootstrapKey: config.bootstrap_api_key } : {}),
@@ -106,22 +123,48 @@ export async function startGatehouse(
     ? { cert: readFileSync(config.tls.cert_file), key: readFileSync(config.tls.key_file) }
     : undefined;
   const scheme = https ? 'https' : 'http';
-  const apps: App[] = [];
-  const common = { logger, version: VERSION, startedAt: Date.now(), ...(https ? { https } : {}) };
+  const apps: Array<{ close(): PromiseLike<unknown> }> = [];
+  const common = {
+    logger,
+    version: VERSION,
+    startedAt: Date.now(),
+    ...(https ? { https } : {}),
+    ...(metrics ? { metrics } : {}),
+  };
   const auth = await buildApi(services, { ...common, listener: 'auth' });
   apps.push(auth.app);
+  metrics?.trackConnections(auth.app.server, 'auth');
   const handle: Gatehouse = {
+    ...(metrics ? { metrics } : {}),
     routes: auth.routes,
     services,
     bootstrap,
     async close() {
       // Stop accepting, let in-flight requests finish, then flush and close the stores.
       await Promise.all(apps.map((a) => a.close()));
+      // Background jobs next (in-flight webhook attempts finish, bounded), while the stores are open.
+      await services.webhookDispatcher.stop();
+      await retention?.stop();
       services.close();
       await auditStore.close();
       await backend.close();
     },
   };
+  if (config.webhooks.deliver) services.webhookDispatcher.start((err, what) => logger.warn({ err }, what));
+  const retentionMs = config.audit.retention === undefined ? undefined : parseDuration(config.audit.retention);
+  const retention =
+    retentionMs === undefined
+      ? undefined
+      : startAuditRetention(
+          {
+            backend,
+            store: auditStore,
+            audit: services.audit,
+            clock,
+            onError: (err) => logger.warn({ err }, 'audit retention'),
+          },
+          { retentionMs },
+        );
   try {
     const hostFor = (h: string) => (h.includes(':') ? `[${h}]` : h);
     await auth.app.listen({ host: authAddr.host, port: authAddr.port });
@@ -129,8 +172,23 @@ export async function startGatehouse(
     if (config.roles.includes('proxy')) {
       const web = await buildApi(services, { ...common, listener: 'web' });
       apps.push(web.app);
+      metrics?.trackConnections(web.app.server, 'web');
       await web.app.listen({ host: webAddr.host, port: webAddr.port });
       handle.webUrl = `${scheme}://${hostFor(webAddr.host)}:${(web.app.server.address() as { port: number }).port}`;
+    }
+    if (metrics && metricsAddr) {
+      if (https && config.tls) {
+        try {
+          metrics.watchCertificate('tls', https.cert);
+        } catch (e) {
+          throw new ConfigError(`config key tls.cert_file: not a readable certificate: ${(e as Error).message}`);
+        }
+      }
+      // Served over TLS when the other listeners are, under the same loopback rule.
+      const server = await buildMetricsServer(metrics, { logger, ...(https ? { https } : {}) });
+      apps.push(server);
+      await server.listen({ host: metricsAddr.host, port: metricsAddr.port });
+      handle.metricsUrl = `${scheme}://${hostFor(metricsAddr.host)}:${(server.server.address() as { port: number }).port}`;
     }
   } catch (e) {
     await handle.close();

@@ -1,10 +1,13 @@
 // The composition of Gatehouse's domain services over its stores. Built once per process and
 // shared by every listener.
 
+import { resolve } from 'node:path';
 import { type AgentService, createAgentService } from './api/agents/agents.service.js';
+import { type AuditReadService, createAuditReadService } from './api/audit/audit.service.js';
 import { createResourceService, type ResourceService } from './api/resources/resources.service.js';
 import { createRoleService, type RoleService } from './api/roles/roles.service.js';
 import { createUserService, type UserService } from './api/users/users.service.js';
+import { createWebhookService, type WebhookService } from './api/webhooks/webhooks.service.js';
 import { type AuditLog, createAuditLog } from './audit/audit-log.js';
 import type { AuditStore } from './audit/types.js';
 import { createLoginThrottle } from './auth/login-throttle.js';
@@ -17,6 +20,9 @@ import type { Backend } from './backend/types.js';
 import type { Config } from './config/schema.js';
 import type { Clock } from './lib/clock.js';
 import { parseDuration } from './lib/duration.js';
+import type { Metrics } from './observability/metrics.js';
+import { createWebhookDispatcher, dispatcherOptionsFrom, type WebhookDispatcher } from './webhooks/dispatcher.js';
+import { createSecretBox, webhookSecretKeyPath } from './webhooks/secret-box.js';
 
 export interface Services {
   state: StateStore;
@@ -26,7 +32,13 @@ export interface Services {
   roles: RoleService;
   resources: ResourceService;
   agents: AgentService;
+  webhooks: WebhookService;
+  /** Not running until start() (the server starts it; scripts that only build services do not). */
+  webhookDispatcher: WebhookDispatcher;
+  auditRead: AuditReadService;
   readiness: Record<string, () => Promise<void>>;
+  /** Prometheus metrics, when enabled (e.g. sessions observe session_duration_seconds). */
+  metrics?: Metrics;
   close(): void;
 }
 
@@ -36,6 +48,7 @@ export async function createServices(deps: {
   auditStore: AuditStore;
   clock: Clock;
   onFailedLogin?: () => void;
+  metrics?: Metrics;
 }): Promise<Services> {
   const { config, backend, auditStore, clock } = deps;
   const cache = await createStateCache(backend);
@@ -67,6 +80,19 @@ export async function createServices(deps: {
   const roles = createRoleService({ state, audit, clock });
   const resources = createResourceService({ state, audit, clock });
   const agents = createAgentService({ state, audit, clock, policies, tokens, users });
+  const box = createSecretBox(webhookSecretKeyPath(resolve(config.data_dir)));
+  const policy = { allowedHosts: config.webhook_allowed_hosts };
+  const webhooks = createWebhookService({ state, audit, clock, box, policy });
+  const webhookDispatcher = createWebhookDispatcher({
+    backend,
+    state,
+    auditStore,
+    audit,
+    box,
+    policy,
+    clock,
+    options: dispatcherOptionsFrom(config.webhooks),
+  });
   await roles.ensureBuiltins();
 
   return {
@@ -77,7 +103,11 @@ export async function createServices(deps: {
     roles,
     resources,
     agents,
+    webhooks,
+    webhookDispatcher,
+    auditRead: createAuditReadService({ audit }),
     readiness: { backend: () => backend.ping(), audit: () => auditStore.ping() },
+    ...(deps.metrics ? { metrics: deps.metrics } : {}),
     close: () => cache.close(),
   };
 }

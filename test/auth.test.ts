@@ -27,7 +27,9 @@ describe('POST /v1/auth/token', () => {
   });
 
   test('a wrong key is 401 invalid_credentials and an auth.login.failed event without the key', async () => {
-    const res = await api(server.url, 'POST', '/v1/auth/token', { body: { api_key: 'ghk_wrong-key-that-is-not-registered-anywhere' } });
+    const res = await api(server.url, 'POST', '/v1/auth/token', {
+      body: { api_key: 'ghk_wrong-key-that-is-not-registered-anywhere' },
+    });
     assert.equal(res.status, 401);
     assert.equal(res.json.code, 'invalid_credentials');
     assert.match(res.headers.get('www-authenticate') ?? '', /^Bearer realm="gatehouse"/);
@@ -63,7 +65,8 @@ describe('POST /v1/auth/refresh', () => {
 
   test('reusing a rotated refresh token revokes the whole family and records it', async () => {
     const first = (await login()).json;
-    const second = (await api(server.url, 'POST', '/v1/auth/refresh', { body: { refresh_token: first.refresh_token } })).json;
+    const second = (await api(server.url, 'POST', '/v1/auth/refresh', { body: { refresh_token: first.refresh_token } }))
+      .json;
     const reuse = await api(server.url, 'POST', '/v1/auth/refresh', { body: { refresh_token: first.refresh_token } });
     assert.equal(reuse.status, 401);
     assert.equal(reuse.json.code, 'token_revoked');
@@ -72,7 +75,9 @@ describe('POST /v1/auth/refresh', () => {
       assert.equal(res.status, 401);
       assert.equal(res.json.code, 'token_revoked');
     }
-    const refreshAgain = await api(server.url, 'POST', '/v1/auth/refresh', { body: { refresh_token: second.refresh_token } });
+    const refreshAgain = await api(server.url, 'POST', '/v1/auth/refresh', {
+      body: { refresh_token: second.refresh_token },
+    });
     assert.equal(refreshAgain.status, 401);
     const reused = await events('auth.refresh.reused');
     assert.equal(reused[0].data.revoked_tokens >= 3, true);
@@ -81,7 +86,9 @@ describe('POST /v1/auth/refresh', () => {
   test('two racing refreshes of one token: exactly one wins', async () => {
     const first = (await login()).json;
     const results = await Promise.all(
-      [1, 2, 3, 4].map(() => api(server.url, 'POST', '/v1/auth/refresh', { body: { refresh_token: first.refresh_token } })),
+      [1, 2, 3, 4].map(() =>
+        api(server.url, 'POST', '/v1/auth/refresh', { body: { refresh_token: first.refresh_token } }),
+      ),
     );
     assert.equal(results.filter((r) => r.status === 200).length, 1);
     assert.ok(results.every((r) => r.status === 200 || r.status === 401));
@@ -112,10 +119,16 @@ describe('DELETE /v1/auth/revoke', () => {
   test("a user cannot revoke someone else's token, an admin can", async () => {
     const victim = await userWithRoles(server, 'revoke-victim', ['auditor']);
     const other = await userWithRoles(server, 'revoke-other', ['auditor']);
-    const denied = await api(server.url, 'DELETE', '/v1/auth/revoke', { token: other.token, body: { token: victim.token } });
+    const denied = await api(server.url, 'DELETE', '/v1/auth/revoke', {
+      token: other.token,
+      body: { token: victim.token },
+    });
     assert.equal(denied.status, 404);
     assert.equal((await api(server.url, 'GET', '/v1/events', { token: victim.token })).status, 200);
-    const done = await api(server.url, 'DELETE', '/v1/auth/revoke', { token: server.adminToken, body: { token: victim.token } });
+    const done = await api(server.url, 'DELETE', '/v1/auth/revoke', {
+      token: server.adminToken,
+      body: { token: victim.token },
+    });
     assert.equal(done.status, 200);
     assert.equal((await api(server.url, 'GET', '/v1/events', { token: victim.token })).status, 401);
     assert.equal((await api(server.url, 'GET', '/v1/events', { token: server.adminToken })).status, 200);
@@ -171,7 +184,9 @@ describe('throttling failed logins', () => {
       strict.clockOffset.ms = 61_000;
       const later = await api(strict.url, 'POST', '/v1/auth/token', { body: { api_key: ADMIN_KEY } });
       assert.equal(later.status, 200);
-      const throttled = await api(strict.url, 'GET', '/v1/events?type=auth.login.throttled', { token: later.json.access_token });
+      const throttled = await api(strict.url, 'GET', '/v1/events?type=auth.login.throttled', {
+        token: later.json.access_token,
+      });
       assert.equal(throttled.json.pagination.total, 1);
     } finally {
       await strict.stop();

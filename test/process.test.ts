@@ -1,12 +1,12 @@
 // The real command a newcomer runs (src/main.ts via tsx), as a child process: first start,
 // bootstrap key file, config errors, clean shutdown on SIGTERM, and data that survives a restart.
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { api } from './helpers/gatehouse.js';
+import { run, stop } from './helpers/process.js';
 
 const dirs: string[] = [];
 after(() => {
@@ -17,49 +17,6 @@ const tempDir = () => {
   dirs.push(d);
   return d;
 };
-
-interface Running {
-  child: ChildProcess;
-  output: () => string;
-  authUrl: string;
-  webUrl: string;
-}
-
-function run(env: Record<string, string>, args: string[] = ['start']): Promise<Running> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], {
-    env: { PATH: process.env.PATH ?? '', GATEHOUSE_AUTH_ADDR: '127.0.0.1:0', GATEHOUSE_WEB_ADDR: '127.0.0.1:0', GATEHOUSE_LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout?.on('data', (d) => {
-    out += d;
-  });
-  child.stderr?.on('data', (d) => {
-    out += d;
-  });
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no start within 20 s:\n${out}`)), 20_000);
-    const check = () => {
-      const m = /auth API (http:\/\/\S+), web (http:\/\/\S+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ child, output: () => out, authUrl: m[1] as string, webUrl: m[2] as string });
-      }
-    };
-    child.stdout?.on('data', check);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      reject(Object.assign(new Error(`exited ${code}:\n${out}`), { output: out, code }));
-    });
-  });
-}
-
-const stop = (r: Running, signal: NodeJS.Signals = 'SIGTERM') =>
-  new Promise<number | null>((resolve) => {
-    r.child.removeAllListeners('exit');
-    r.child.on('exit', (code) => resolve(code));
-    r.child.kill(signal);
-  });
 
 test('first start prints the admin key once and writes it 0600; restart keeps data and revocations', async () => {
   const dataDir = tempDir();
@@ -113,7 +70,11 @@ test('a YAML config file is read, and environment variables override it', async 
   const dataDir = tempDir();
   const file = join(dataDir, 'gatehouse.yaml');
   writeFileSync(file, `data_dir: ${dataDir}\ntokens:\n  access_ttl: 5m\n`);
-  const r = await run({ GATEHOUSE_BOOTSTRAP_API_KEY: 'k'.repeat(40), GATEHOUSE_TOKENS_ACCESS_TTL: '10m' }, ['start', '--config', file]);
+  const r = await run({ GATEHOUSE_BOOTSTRAP_API_KEY: 'k'.repeat(40), GATEHOUSE_TOKENS_ACCESS_TTL: '10m' }, [
+    'start',
+    '--config',
+    file,
+  ]);
   try {
     const res = await api(r.authUrl, 'POST', '/v1/auth/token', { body: { api_key: 'k'.repeat(40) } });
     assert.equal(res.json.expires_in, 600);
@@ -124,12 +85,21 @@ test('a YAML config file is read, and environment variables override it', async 
 
 test('a bad setting stops the process with a message naming the key', async () => {
   const dataDir = tempDir();
-  await assert.rejects(run({ GATEHOUSE_DATA_DIR: dataDir, GATEHOUSE_TOKENS_ACCESS_TTL: 'forever' }), (e: Error & { code?: number }) => {
-    assert.equal(e.code, 2);
-    assert.match(e.message, /tokens\.access_ttl \(or GATEHOUSE_TOKENS_ACCESS_TTL\)/);
-    assert.ok(!/\n\s+at /.test(e.message), 'no stack trace');
-    return true;
-  });
-  await assert.rejects(run({ GATEHOUSE_DATA_DIR: dataDir, GATEHOUSE_AUTH_ADDR: '0.0.0.0:0' }), /not loopback; configure tls/);
-  await assert.rejects(run({ GATEHOUSE_DATA_DIR: dataDir, GATEHOUSE_AUDIT_URL: 'postgres://127.0.0.1/test' }), /audit_url/);
+  await assert.rejects(
+    run({ GATEHOUSE_DATA_DIR: dataDir, GATEHOUSE_TOKENS_ACCESS_TTL: 'forever' }),
+    (e: Error & { code?: number }) => {
+      assert.equal(e.code, 2);
+      assert.match(e.message, /tokens\.access_ttl \(or GATEHOUSE_TOKENS_ACCESS_TTL\)/);
+      assert.ok(!/\n\s+at /.test(e.message), 'no stack trace');
+      return true;
+    },
+  );
+  await assert.rejects(
+    run({ GATEHOUSE_DATA_DIR: dataDir, GATEHOUSE_AUTH_ADDR: '0.0.0.0:0' }),
+    /not loopback; configure tls/,
+  );
+  await assert.rejects(
+    run({ GATEHOUSE_DATA_DIR: dataDir, GATEHOUSE_AUDIT_URL: 'postgres://127.0.0.1/test' }),
+    /audit_url/,
+  );
 });

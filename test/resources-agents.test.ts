@@ -14,9 +14,25 @@ const admin = (method: string, path: string, body?: unknown) =>
 
 describe('resources', () => {
   test('each kind is registered with its own fields and listed under its own name', async () => {
-    const db = await admin('POST', '/v1/resources', { kind: 'database', name: 'orders', address: 'db.internal:5432', protocol: 'postgres', labels: { env: 'prod' } });
-    const srv = await admin('POST', '/v1/resources', { kind: 'server', name: 'web-1', address: '10.1.0.5', labels: { env: 'dev' } });
-    const app = await admin('POST', '/v1/resources', { kind: 'app', name: 'grafana', uri: 'https://grafana.internal', labels: { env: 'dev', team: 'obs' } });
+    const db = await admin('POST', '/v1/resources', {
+      kind: 'database',
+      name: 'orders',
+      address: 'db.internal:5432',
+      protocol: 'postgres',
+      labels: { env: 'prod' },
+    });
+    const srv = await admin('POST', '/v1/resources', {
+      kind: 'server',
+      name: 'web-1',
+      address: '10.1.0.5',
+      labels: { env: 'dev' },
+    });
+    const app = await admin('POST', '/v1/resources', {
+      kind: 'app',
+      name: 'grafana',
+      uri: 'https://grafana.internal',
+      labels: { env: 'dev', team: 'obs' },
+    });
     assert.deepEqual([db.status, srv.status, app.status], [201, 201, 201]);
     assert.match(db.json.id, /^db_/);
     assert.match(srv.json.id, /^srv_/);
@@ -33,7 +49,12 @@ describe('resources', () => {
   test('kind-specific fields are required or refused, with paths', async () => {
     const noProto = await admin('POST', '/v1/resources', { kind: 'database', name: 'x1', address: 'h:1' });
     assert.deepEqual(noProto.json.errors, [{ path: '/body/protocol', message: 'is required for a database' }]);
-    const uriOnServer = await admin('POST', '/v1/resources', { kind: 'server', name: 'x2', address: 'h', uri: 'https://a' });
+    const uriOnServer = await admin('POST', '/v1/resources', {
+      kind: 'server',
+      name: 'x2',
+      address: 'h',
+      uri: 'https://a',
+    });
     assert.equal(uriOnServer.json.errors[0].path, '/body/uri');
     const badUri = await admin('POST', '/v1/resources', { kind: 'app', name: 'x3', uri: 'javascript:alert(1)' });
     assert.equal(badUri.status, 400);
@@ -44,7 +65,10 @@ describe('resources', () => {
   test('a role sees only the resources its selectors match; others are 404, not 403', async () => {
     await admin('POST', '/v1/roles', {
       name: 'dev-only',
-      allow: { rules: [{ resources: ['resources'], verbs: ['list', 'read', 'delete'] }], resources: [{ kinds: ['*'], labels: { env: 'dev' } }] },
+      allow: {
+        rules: [{ resources: ['resources'], verbs: ['list', 'read', 'delete'] }],
+        resources: [{ kinds: ['*'], labels: { env: 'dev' } }],
+      },
       deny: { resources: [{ kinds: ['app'], labels: { team: 'obs' } }] },
     });
     const dev = await userWithRoles(server, 'dev-user', ['dev-only']);
@@ -69,7 +93,11 @@ describe('resources', () => {
 
 describe('agents', () => {
   test('create and read in the seed shapes; list with paging and filters', async () => {
-    const created = await admin('POST', '/v1/agents', { name: 'deploy-bot', description: 'ships', labels: { team: 'infra' } });
+    const created = await admin('POST', '/v1/agents', {
+      name: 'deploy-bot',
+      description: 'ships',
+      labels: { team: 'infra' },
+    });
     assert.equal(created.status, 201);
     assert.match(created.json.id, /^agent_[0-9a-z]{26}$/);
     assert.equal(created.json.status, 'active');
@@ -106,18 +134,32 @@ describe('agents', () => {
 
   test('an agent never exceeds its owner: roles the owner lacks are refused, demotion narrows at once', async () => {
     const owner = await userWithRoles(server, 'agent-owner', ['editor', 'auditor']);
-    const refused = await api(server.url, 'POST', '/v1/agents', { token: owner.token, body: { name: 'greedy', roles: ['admin'] } });
+    const refused = await api(server.url, 'POST', '/v1/agents', {
+      token: owner.token,
+      body: { name: 'greedy', roles: ['admin'] },
+    });
     assert.equal(refused.status, 403);
-    const agent = await api(server.url, 'POST', '/v1/agents', { token: owner.token, body: { name: 'helper', roles: ['auditor'] } });
+    const agent = await api(server.url, 'POST', '/v1/agents', {
+      token: owner.token,
+      body: { name: 'helper', roles: ['auditor'] },
+    });
     assert.equal(agent.status, 201);
     assert.equal(agent.json.owner, owner.id);
-    const creds = (await api(server.url, 'POST', `/v1/agents/${agent.json.id}/credentials`, { token: owner.token, body: {} })).json;
+    const creds = (
+      await api(server.url, 'POST', `/v1/agents/${agent.json.id}/credentials`, { token: owner.token, body: {} })
+    ).json;
     assert.equal((await api(server.url, 'GET', '/v1/events', { token: creds.access_token })).status, 200);
     // Narrowing a role the owner and agent hold takes the permission from the agent at the next request.
-    const role = await admin('POST', '/v1/roles', { name: 'events-reader', allow: { rules: [{ resources: ['events'], verbs: ['list'] }] } });
+    const role = await admin('POST', '/v1/roles', {
+      name: 'events-reader',
+      allow: { rules: [{ resources: ['events'], verbs: ['list'] }] },
+    });
     assert.equal(role.status, 201);
     const owner2 = await userWithRoles(server, 'owner-two', ['events-reader']);
-    const a2 = await api(server.url, 'POST', '/v1/agents', { token: server.adminToken, body: { name: 'helper-2', roles: ['events-reader'], owner: owner2.id } });
+    const a2 = await api(server.url, 'POST', '/v1/agents', {
+      token: server.adminToken,
+      body: { name: 'helper-2', roles: ['events-reader'], owner: owner2.id },
+    });
     assert.equal(a2.status, 201);
     const c2 = (await admin('POST', `/v1/agents/${a2.json.id}/credentials`, {})).json;
     assert.equal((await api(server.url, 'GET', '/v1/events', { token: c2.access_token })).status, 200);

@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import { ADMIN_KEY, api, startTestServer, type TestServer, userWithRoles } from './helpers/gatehouse.js';
 
 let server: TestServer;
-let nobody: { token: string };
+let nobody: { token: string; id: string };
 let expired: string;
 let revoked: string;
 
@@ -16,6 +16,7 @@ const SAMPLE_IDS: Record<string, string> = {
   roles: 'no-such-role',
   resources: 'srv_0000000000000000000000zzzz',
   sessions: 'sess_0000000000000000000000zzzz',
+  webhooks: 'whk_0000000000000000000000zzzz',
   'api-keys': 'key_0000000000000000000000zzzz',
 };
 
@@ -47,7 +48,13 @@ before(async () => {
 });
 after(() => server.stop());
 
-const PUBLIC_ROUTES = new Set(['POST /v1/auth/token', 'POST /v1/auth/refresh', 'GET /healthz', 'GET /readyz', 'GET /v1/openapi.json']);
+const PUBLIC_ROUTES = new Set([
+  'POST /v1/auth/token',
+  'POST /v1/auth/refresh',
+  'GET /healthz',
+  'GET /readyz',
+  'GET /v1/openapi.json',
+]);
 
 describe('route table', () => {
   test('every route declares a permission; only token, health and API description routes are public', () => {
@@ -94,7 +101,10 @@ describe('security matrix', () => {
     try {
       for (const r of routes) {
         const path = concretePath(r.url);
-        const res = await api(server.url, r.method, path, { token: expired, ...(r.method === 'GET' ? {} : { body: {} }) });
+        const res = await api(server.url, r.method, path, {
+          token: expired,
+          ...(r.method === 'GET' ? {} : { body: {} }),
+        });
         assert.equal(res.status, 401, `expired: ${r.method} ${path}`);
         assert.equal(res.json.code, 'token_expired', `expired: ${r.method} ${path}`);
       }
@@ -107,7 +117,10 @@ describe('security matrix', () => {
     const routes = protectedRoutes().filter((r) => r.permission !== 'authenticated');
     for (const r of routes) {
       const path = concretePath(r.url);
-      const res = await api(server.url, r.method, path, { token: nobody.token, ...(r.method === 'GET' ? {} : { body: {} }) });
+      const res = await api(server.url, r.method, path, {
+        token: nobody.token,
+        ...(r.method === 'GET' ? {} : { body: {} }),
+      });
       assert.equal(res.status, 403, `${r.method} ${path} → ${res.status} ${res.text}`);
       assert.equal(res.json.code, 'forbidden');
     }

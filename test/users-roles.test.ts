@@ -14,7 +14,11 @@ const admin = (method: string, path: string, body?: unknown) =>
 
 describe('users', () => {
   test('create, get, list with filters and paging, delete', async () => {
-    const created = await admin('POST', '/v1/users', { name: 'alice', roles: ['access'], traits: { logins: ['ubuntu'] } });
+    const created = await admin('POST', '/v1/users', {
+      name: 'alice',
+      roles: ['access'],
+      traits: { logins: ['ubuntu'] },
+    });
     assert.equal(created.status, 201);
     assert.match(created.json.id, /^user_[0-9a-z]{26}$/);
     assert.equal(created.headers.get('location'), `/v1/users/${created.json.id}`);
@@ -80,8 +84,13 @@ describe('API keys', () => {
   test('the secret is shown once; listing shows metadata; deleting revokes its tokens', async () => {
     const fresh = await startTestServer();
     try {
-      const user = (await api(fresh.url, 'POST', '/v1/users', { token: fresh.adminToken, body: { name: 'kk', roles: ['auditor'] } })).json;
-      const key = await api(fresh.url, 'POST', `/v1/users/${user.id}/api-keys`, { token: fresh.adminToken, body: { name: 'ci', ttl: 3600 } });
+      const user = (
+        await api(fresh.url, 'POST', '/v1/users', { token: fresh.adminToken, body: { name: 'kk', roles: ['auditor'] } })
+      ).json;
+      const key = await api(fresh.url, 'POST', `/v1/users/${user.id}/api-keys`, {
+        token: fresh.adminToken,
+        body: { name: 'ci', ttl: 3600 },
+      });
       assert.equal(key.status, 201);
       assert.match(key.json.api_key, /^ghk_/);
       assert.equal(key.json.hint, key.json.api_key.slice(0, 8) + '…');
@@ -91,9 +100,12 @@ describe('API keys', () => {
       assert.equal(list.json.api_keys[0].name, 'ci');
       assert.ok(list.json.api_keys[0].expires_at);
 
-      const token = (await api(fresh.url, 'POST', '/v1/auth/token', { body: { api_key: key.json.api_key } })).json.access_token;
+      const token = (await api(fresh.url, 'POST', '/v1/auth/token', { body: { api_key: key.json.api_key } })).json
+        .access_token;
       assert.equal((await api(fresh.url, 'GET', '/v1/events', { token })).status, 200);
-      const del = await api(fresh.url, 'DELETE', `/v1/users/${user.id}/api-keys/${key.json.id}`, { token: fresh.adminToken });
+      const del = await api(fresh.url, 'DELETE', `/v1/users/${user.id}/api-keys/${key.json.id}`, {
+        token: fresh.adminToken,
+      });
       assert.equal(del.status, 204);
       assert.equal((await api(fresh.url, 'GET', '/v1/events', { token })).json.code, 'token_revoked');
       const again = await api(fresh.url, 'POST', '/v1/auth/token', { body: { api_key: key.json.api_key } });
@@ -147,7 +159,11 @@ describe('roles', () => {
     const body = {
       name: 'dev-ssh',
       description: 'SSH to dev',
-      allow: { rules: [{ resources: ['resources'], verbs: ['list', 'read'] }], resources: [{ kinds: ['server'], labels: { env: 'dev' } }], logins: ['ubuntu'] },
+      allow: {
+        rules: [{ resources: ['resources'], verbs: ['list', 'read'] }],
+        resources: [{ kinds: ['server'], labels: { env: 'dev' } }],
+        logins: ['ubuntu'],
+      },
       deny: { resources: [{ kinds: ['server'], labels: { tier: 'prod*' } }] },
       options: { max_session_ttl: '8h', record_session: 'best_effort' },
     };
@@ -173,7 +189,10 @@ describe('roles', () => {
   });
 
   test('bad role bodies are 400 with paths', async () => {
-    const res = await admin('POST', '/v1/roles', { name: 'bad', allow: { rules: [{ resources: ['nukes'], verbs: ['list'] }] } });
+    const res = await admin('POST', '/v1/roles', {
+      name: 'bad',
+      allow: { rules: [{ resources: ['nukes'], verbs: ['list'] }] },
+    });
     assert.equal(res.status, 400);
     assert.equal(res.json.errors[0].path, '/body/allow/rules/0/resources/0');
   });

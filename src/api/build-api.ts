@@ -2,13 +2,21 @@
 // endpoints of its listener: /healthz and /readyz on the auth port, /webapi/ping on the web port.
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, LogController } from 'fastify';
+import { installRequestMetrics } from '../observability/http-metrics.js';
+import type { Metrics } from '../observability/metrics.js';
 import type { Services } from '../services.js';
 import { agentRoutes } from './agents/agents.routes.js';
 import type { App } from './app-types.js';
-import { eventRoutes } from './events/events.routes.js';
+import { auditRoutes } from './audit/audit.routes.js';
+import { GatehouseError } from './errors.js';
 import { healthRoutes, pingRoute } from './health/health.routes.js';
 import { registerDocsPage, registerOpenApi } from './openapi.js';
-import { clientErrorHandler, frameworkErrorHandler, installErrorHandler } from './plugins/error-handler.js';
+import {
+  answerUnmetExpectations,
+  clientErrorHandler,
+  frameworkErrorHandler,
+  installErrorHandler,
+} from './plugins/error-handler.js';
 import { installRouteTable } from './plugins/route-table.js';
 import { installSecurity } from './plugins/security.js';
 import { resourceRoutes } from './resources/resources.routes.js';
@@ -18,6 +26,7 @@ import { sessionRoutes } from './sessions/sessions.routes.js';
 import { tokenRoutes } from './tokens/tokens.routes.js';
 import { userRoutes } from './users/users.routes.js';
 import { createValidatorCompiler } from './validation.js';
+import { webhookRoutes } from './webhooks/webhooks.routes.js';
 
 export const BODY_LIMIT = 1024 * 1024;
 
@@ -27,6 +36,8 @@ export interface ApiOptions {
   version: string;
   startedAt: number;
   https?: { cert: Buffer; key: Buffer };
+  /** When given, every response is observed in http_request_duration_seconds. */
+  metrics?: Metrics;
 }
 
 export async function buildApi(services: Services, opts: ApiOptions): Promise<{ app: App; routes: RegisteredRoute[] }> {
@@ -41,16 +52,25 @@ export async function buildApi(services: Services, opts: ApiOptions): Promise<{ 
     frameworkErrors: frameworkErrorHandler,
     clientErrorHandler,
     return503OnClosing: true,
-    ...(opts.https ? { https: opts.https } : {}),
+    // Node would answer a missing Host header itself, bare; we answer it as a problem (below).
+    ...(opts.https ? { https: { ...opts.https, requireHostHeader: false } } : { http: { requireHostHeader: false } }),
   }).withTypeProvider() as unknown as App;
+  answerUnmetExpectations(app.server);
 
   app.setValidatorCompiler(createValidatorCompiler());
   app.removeContentTypeParser(['text/plain']);
-  app.addHook('onRequest', async (request, reply) => {
+  // Callback-style hooks: they run on every request, and skip the promise machinery of async ones.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    if (request.raw.httpVersionMinor === 1 && request.raw.httpVersionMajor === 1 && !request.headers.host) {
+      done(new GatehouseError('invalid_request', 'the Host header is required'));
+      return;
+    }
+    done();
   });
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     const level = reply.statusCode >= 500 ? 'error' : reply.statusCode >= 400 ? 'info' : 'debug';
+    if (!(request.log as unknown as { isLevelEnabled(l: string): boolean }).isLevelEnabled(level)) return done();
     request.log[level](
       {
         method: request.method,
@@ -60,12 +80,15 @@ export async function buildApi(services: Services, opts: ApiOptions): Promise<{ 
       },
       'request',
     );
+    done();
   });
   // A route whose body fields are all optional may be called without a body; one with required
   // fields then answers "/body/<field> is required" rather than "/body must be object".
-  app.addHook('preValidation', async (request) => {
+  app.addHook('preValidation', (request, _reply, done) => {
     if (request.body === undefined && request.routeOptions.schema?.body !== undefined) request.body = {};
+    done();
   });
+  if (opts.metrics) installRequestMetrics(app, opts.metrics, opts.listener);
   installErrorHandler(app);
   const routes: RegisteredRoute[] = [];
   installRouteTable(app, routes);
@@ -79,8 +102,9 @@ export async function buildApi(services: Services, opts: ApiOptions): Promise<{ 
     roleRoutes(scoped, services);
     resourceRoutes(scoped, services);
     agentRoutes(scoped, services);
+    webhookRoutes(scoped, services);
     sessionRoutes(scoped, services);
-    eventRoutes(scoped, services);
+    auditRoutes(scoped, services);
     if (opts.listener === 'auth') healthRoutes(scoped, { checks: services.readiness });
     else pingRoute(scoped, opts);
     scoped.get('/v1/openapi.json', { config: { permission: 'public' }, schema: { hide: true } }, async () =>

@@ -66,6 +66,23 @@ export function idParams(pattern: string, description: string) {
   return Type.Object({ id: Type.String({ pattern, maxLength: 80, description }) }, { additionalProperties: false });
 }
 
+/**
+ * A page of cached records, in key order. Without a filter only the page's records are touched, so
+ * listing stays cheap however many records exist; with one, the filter runs over all of them.
+ */
+export function pageOfRecords<T>(
+  items: readonly { value: T }[],
+  q: { page: number; per_page: number },
+  keep?: (value: T) => boolean,
+) {
+  if (keep) return page(items.map((i) => i.value).filter(keep), q);
+  const start = (q.page - 1) * q.per_page;
+  return {
+    items: items.slice(start, start + q.per_page).map((i) => i.value),
+    pagination: { total: items.length, page: q.page, per_page: q.per_page },
+  };
+}
+
 export function page<T>(items: readonly T[], q: { page: number; per_page: number }) {
   const start = (q.page - 1) * q.per_page;
   return {

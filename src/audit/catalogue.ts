@@ -20,7 +20,29 @@ export const EVENT_TYPES = {
   'resource.deleted': { code: 'GH2201I', description: 'A database, server or app was removed.' },
   'agent.created': { code: 'GH2300I', description: 'An AI agent identity was created.' },
   'agent.credentials.issued': { code: 'GH2301I', description: 'Credentials were issued to an agent.' },
+  'webhook.created': { code: 'GH2400I', description: 'A webhook was created.' },
+  'webhook.deleted': { code: 'GH2401I', description: 'A webhook was deleted with its delivery records.' },
+  'webhook.disabled': {
+    code: 'GH2402W',
+    description: 'A webhook was disabled because its deliveries kept failing.',
+  },
+  'webhook.delivery.failed': {
+    code: 'GH2403W',
+    description: 'A webhook delivery failed after its last retry.',
+  },
   'access.denied': { code: 'GH3000W', description: 'An API call was denied by RBAC.' },
+  'access.allowed': { code: 'GH3001I', description: 'A connection to a resource was allowed.' },
+  'session.start': { code: 'GH4000I', description: 'A session through the proxy started.' },
+  'session.end': { code: 'GH4001I', description: 'A session ended.' },
+  'session.terminated': { code: 'GH4002W', description: 'A session was ended by an administrator or a kill switch.' },
+  'session.rejected': { code: 'GH4003W', description: 'A connection was refused (RBAC, login, or policy).' },
+  'recording.uploaded': { code: 'GH4100I', description: 'A session recording reached object storage, verified.' },
+  'recording.upload_failed': {
+    code: 'GH4101E',
+    description: 'A recording upload failed; the spool copy is kept and retried.',
+  },
+  'audit.pruned': { code: 'GH3102I', description: 'Events older than audit.retention were deleted.' },
+  'audit.exported': { code: 'GH3100I', description: 'Audit events were exported (format=ndjson).' },
 } as const;
 
 export type EventType = keyof typeof EVENT_TYPES;

@@ -33,19 +33,50 @@ export interface AuditQuery {
   /** Exact types, or prefixes written as `session.*`. */
   types?: string[];
   actor?: string;
+  actor_kind?: ActorKind;
   target?: string;
+  session_id?: string;
   success?: boolean;
   /** Inclusive bounds, epoch ms. */
   from?: number;
   to?: number;
   limit: number;
-  offset: number;
+  /** Matching rows to skip, newest first (page-based paging; fine for the first pages). */
+  offset?: number;
+  /** A nextCursor from an earlier page: continue after it (deep paging, stays fast at any depth). */
+  cursor?: string;
+  /** Count the matching rows, stopping at this many (counting millions is not free). */
+  countUpTo?: number;
+}
+
+export interface AuditPage {
+  /** Newest first (write order, descending). */
+  events: AuditEvent[];
+  /** Present when countUpTo was given: min(matching rows, countUpTo). */
+  total?: number;
+  /** Opaque position after the last event returned; absent when there is nothing more. */
+  nextCursor?: string;
 }
 
 export interface AuditStore {
   /** Resolves once the events are durable. */
   append(events: AuditEvent[]): Promise<void>;
-  query(q: AuditQuery): Promise<{ events: AuditEvent[]; total: number }>;
+  query(q: AuditQuery): Promise<AuditPage>;
+  /**
+   * Events in write order (oldest first) after position, for consumers that must see every event
+   * once, like the webhook dispatcher; position undefined means from the beginning.
+   */
+  tail(position: string | undefined, limit: number): Promise<{ events: AuditEvent[]; position: string | undefined }>;
+  /** Deletes up to batchSize of the oldest events older than timeMs; returns how many. */
+  deleteBefore(timeMs: number, batchSize: number): Promise<number>;
   ping(): Promise<void>;
   close(): Promise<void>;
+}
+
+/** A cursor or tail position that no store issued (malformed or tampered with); the API answers 400. */
+export class InvalidCursorError extends Error {
+  constructor(message = 'the cursor is not valid; use a nextCursor from an earlier page') {
+    super(message);
+    this.name = 'InvalidCursorError';
+  }
 }

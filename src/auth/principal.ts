@@ -19,11 +19,18 @@ export interface RequestContext {
   principal?: Principal;
   remoteAddr: string;
   requestId: string;
+  /** Set for Gatehouse's own actions (bootstrap, background jobs), which have no principal. */
+  system?: string;
 }
 
-export function actorOf(ctx: RequestContext): { kind: 'user' | 'agent' | 'anonymous'; id?: string; name?: string } {
+export function actorOf(ctx: RequestContext): {
+  kind: 'user' | 'agent' | 'system' | 'anonymous';
+  id?: string;
+  name?: string;
+} {
   const p = ctx.principal;
-  return p ? { kind: p.kind, id: p.id, name: p.name } : { kind: 'anonymous' };
+  if (p) return { kind: p.kind, id: p.id, name: p.name };
+  return ctx.system ? { kind: 'system', name: ctx.system } : { kind: 'anonymous' };
 }
 
 export function eventContext(ctx: RequestContext): { remote_addr: string; request_id: string } {

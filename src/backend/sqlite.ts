@@ -269,7 +269,8 @@ export function openSqliteBackend(opts: SqliteBackendOptions): Backend {
       const at = now();
       const byKey = new Map<string, Item>(); // overlapping prefixes list an item once
       for (const prefix of prefixes) {
-        for (const row of stmt.range.all(prefix, prefixUpperBound(prefix), prefix, at, -1)) byKey.set(row.key, toItem(row));
+        for (const row of stmt.range.all(prefix, prefixUpperBound(prefix), prefix, at, -1))
+          byKey.set(row.key, toItem(row));
       }
       const initial = [...byKey.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
       const entry = { prefixes, listener };

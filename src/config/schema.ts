@@ -15,8 +15,27 @@ export const ConfigSchema = Type.Object(
     }),
     auth_addr: Type.String({ ...Address, default: '127.0.0.1:3025' }),
     web_addr: Type.String({ ...Address, default: '127.0.0.1:3080' }),
+    metrics_enabled: Type.Boolean({ default: true, description: 'Serve GET /metrics on metrics_addr.' }),
+    metrics_addr: Type.String({ ...Address, default: '127.0.0.1:9090' }),
+    metrics_prefix: Type.String({
+      pattern: '^[a-zA-Z_][a-zA-Z0-9_]*$',
+      maxLength: 64,
+      default: 'gatehouse',
+      description: 'Prefix of every metric name.',
+    }),
     backend_url: Type.Optional(Type.String({ minLength: 1 })),
     audit_url: Type.Optional(Type.String({ minLength: 1 })),
+    audit: Type.Object(
+      {
+        retention: Type.Optional(
+          Type.String({
+            ...Duration,
+            description: 'Delete events older than this (e.g. 365d); unset keeps them forever',
+          }),
+        ),
+      },
+      { additionalProperties: false, default: {} },
+    ),
     bootstrap_api_key: Type.Optional(Type.String({ minLength: 32, maxLength: 512 })),
     log_level: Type.Union(
       ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
@@ -43,6 +62,34 @@ export const ConfigSchema = Type.Object(
     sqlite: Type.Object(
       {
         synchronous: Type.Union([Type.Literal('FULL'), Type.Literal('NORMAL')], { default: 'FULL' }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    webhook_allowed_hosts: Type.Array(Type.String({ minLength: 1, maxLength: 253 }), {
+      maxItems: 64,
+      default: [],
+      description: 'Hosts exempt from the webhook URL policy (https only, no private or loopback addresses).',
+    }),
+    webhooks: Type.Object(
+      {
+        deliver: Type.Boolean({
+          default: true,
+          description: 'Whether this instance competes to deliver webhooks (false: never sends any).',
+        }),
+        timeout: Type.String({ ...Duration, default: '5s', description: 'Per delivery attempt.' }),
+        retry_schedule: Type.Array(Duration, {
+          maxItems: 20,
+          default: ['5s', '30s', '2m', '10m', '30m', '1h'],
+          description: 'Upper bounds of the (fully jittered) waits before each retry; then the delivery fails.',
+        }),
+        disable_after_failures: Type.Integer({
+          minimum: 1,
+          default: 5,
+          description: 'Consecutive failed deliveries after which a webhook is disabled.',
+        }),
+        delivery_retention: Type.String({ ...Duration, default: '7d' }),
+        poll_interval: Type.String({ ...Duration, default: '500ms', description: 'How often new events are read.' }),
+        concurrency: Type.Integer({ minimum: 1, maximum: 256, default: 16, description: 'Attempts in flight.' }),
       },
       { additionalProperties: false, default: {} },
     ),

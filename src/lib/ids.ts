@@ -14,6 +14,7 @@ export const ID_PREFIXES = {
   session: 'sess_',
   event: 'evt_',
   webhook: 'whk_',
+  delivery: 'dlv_',
   apiKey: 'key_',
   credential: 'cred_',
   request: 'req_',

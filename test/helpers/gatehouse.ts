@@ -12,6 +12,8 @@ export interface TestServer {
   gatehouse: Gatehouse;
   url: string;
   webUrl: string;
+  /** Base URL of the metrics listener (absent with metrics_enabled: false). */
+  metricsUrl?: string;
   dataDir: string;
   /** Milliseconds added to the clock that expiry checks use. */
   clockOffset: { ms: number };
@@ -30,8 +32,12 @@ export async function startTestServer(
       data_dir: dataDir,
       auth_addr: '127.0.0.1:0',
       web_addr: '127.0.0.1:0',
+      metrics_addr: '127.0.0.1:0',
       bootstrap_api_key: ADMIN_KEY,
       log_level: 'silent',
+      // Tests register arbitrary webhook URLs; only the webhook tests (which allow-list a loopback
+      // receiver) turn delivery on, so no test can ever send traffic off this machine.
+      'webhooks.deliver': false,
       ...overrides,
     },
   });
@@ -47,6 +53,7 @@ export async function startTestServer(
     gatehouse,
     url,
     webUrl: gatehouse.webUrl as string,
+    ...(gatehouse.metricsUrl ? { metricsUrl: gatehouse.metricsUrl } : {}),
     dataDir,
     clockOffset,
     adminToken: (token.json as { access_token: string }).access_token,
@@ -90,15 +97,28 @@ export async function api(
 }
 
 /** Creates a user with the given roles and returns an access token for it. */
-export async function userWithRoles(server: TestServer, name: string, roles: string[], traits?: Record<string, string[]>) {
+export async function userWithRoles(
+  server: TestServer,
+  name: string,
+  roles: string[],
+  traits?: Record<string, string[]>,
+) {
   const created = await api(server.url, 'POST', '/v1/users', {
     token: server.adminToken,
     body: { name, roles, ...(traits ? { traits } : {}) },
   });
   if (created.status !== 201) throw new Error(`create user: ${created.status} ${created.text}`);
-  const key = await api(server.url, 'POST', `/v1/users/${created.json.id}/api-keys`, { token: server.adminToken, body: {} });
+  const key = await api(server.url, 'POST', `/v1/users/${created.json.id}/api-keys`, {
+    token: server.adminToken,
+    body: {},
+  });
   if (key.status !== 201) throw new Error(`create key: ${key.status} ${key.text}`);
   const token = await api(server.url, 'POST', '/v1/auth/token', { body: { api_key: key.json.api_key } });
   if (token.status !== 200) throw new Error(`token: ${token.status} ${token.text}`);
-  return { id: created.json.id as string, apiKey: key.json.api_key as string, token: token.json.access_token as string, refresh: token.json.refresh_token as string };
+  return {
+    id: created.json.id as string,
+    apiKey: key.json.api_key as string,
+    token: token.json.access_token as string,
+    refresh: token.json.refresh_token as string,
+  };
 }

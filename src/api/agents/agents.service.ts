@@ -10,7 +10,7 @@ import { type Clock, isoTime } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { translateConflicts } from '../conflicts.js';
 import { conflict, forbidden, invalidField, notFound } from '../errors.js';
-import { page } from '../schemas.js';
+import { pageOfRecords } from '../schemas.js';
 import type { UserService } from '../users/users.service.js';
 
 export interface CreateAgentInput {
@@ -63,16 +63,17 @@ export function createAgentService(deps: {
 
   return {
     list(q: { page: number; per_page: number; status?: string; owner?: string; name?: string }) {
-      const all = state
-        .list<AgentRecord>('agents/')
-        .map((i) => i.value)
-        .filter(
-          (a) =>
-            (q.status === undefined || a.status === q.status) &&
-            (q.owner === undefined || a.owner === q.owner) &&
-            (q.name === undefined || a.name === q.name),
-        );
-      return page(all, q);
+      const filtered = q.status !== undefined || q.owner !== undefined || q.name !== undefined;
+      return pageOfRecords(
+        state.list<AgentRecord>('agents/'),
+        q,
+        filtered
+          ? (a) =>
+              (q.status === undefined || a.status === q.status) &&
+              (q.owner === undefined || a.owner === q.owner) &&
+              (q.name === undefined || a.name === q.name)
+          : undefined,
+      );
     },
 
     get: find,

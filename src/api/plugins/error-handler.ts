@@ -48,6 +48,12 @@ function toGatehouseError(error: FastifyError | GatehouseError | Error): Gatehou
   }
   const known = fe.code ? FASTIFY_CODES[fe.code] : undefined;
   if (known) return new GatehouseError(known.code, known.detail);
+  if (error instanceof SyntaxError && /prototype property/.test(error.message)) {
+    return new GatehouseError(
+      'invalid_request',
+      'the body contains a forbidden key (__proto__ or constructor.prototype)',
+    );
+  }
   if (error instanceof SyntaxError && fe.statusCode === 400) {
     return new GatehouseError('invalid_request', 'the body is not valid JSON');
   }
@@ -123,11 +129,39 @@ export function clientErrorHandler(error: NodeJS.ErrnoException, socket: import(
         ? [408, 'Request Timeout', 'invalid_request', 'the request was not received in time']
         : [400, 'Bad Request', 'invalid_request', 'the request is not valid HTTP'];
   const requestId = `req_${randomUUID().replace(/-/g, '')}`;
-  const body = JSON.stringify({ type: `urn:gatehouse:error:${code}`, title, status, detail, code, request_id: requestId });
+  const body = JSON.stringify({
+    type: `urn:gatehouse:error:${code}`,
+    title,
+    status,
+    detail,
+    code,
+    request_id: requestId,
+  });
   if (socket.writable) {
     socket.write(
       `HTTP/1.1 ${status} ${title}\r\nContent-Type: application/problem+json; charset=utf-8\r\nX-Request-Id: ${requestId}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     );
   }
   socket.destroy(error);
+}
+
+/** An `Expect` header other than 100-continue: Node would answer a bare 417; answer a problem. */
+export function answerUnmetExpectations(server: import('node:http').Server): void {
+  server.on('checkExpectation', (req, res) => {
+    const requestId = `req_${randomUUID().replace(/-/g, '')}`;
+    const body = JSON.stringify({
+      type: 'urn:gatehouse:error:invalid_request',
+      title: 'Expectation Failed',
+      status: 417,
+      detail: 'only "Expect: 100-continue" is supported',
+      code: 'invalid_request',
+      request_id: requestId,
+    });
+    res.writeHead(417, {
+      'content-type': 'application/problem+json; charset=utf-8',
+      'x-request-id': requestId,
+      'content-length': Buffer.byteLength(body),
+    });
+    res.end(body);
+  });
 }

@@ -5,8 +5,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AuditLog } from '../../audit/audit-log.js';
 import type { TokenService } from '../../auth/token-service.js';
+import type { Decision } from '../../rbac/types.js';
 import { GatehouseError } from '../errors.js';
-import { describePermission } from '../route-config.js';
+import { describePermission, type Permission } from '../route-config.js';
 
 const BEARER = /^Bearer ([^\s]+)$/i;
 
@@ -17,34 +18,44 @@ export function installSecurity(app: FastifyInstance, deps: { tokens: TokenServi
     }
   });
 
-  app.addHook('onRequest', async (request: FastifyRequest) => {
-    const permission = request.routeOptions.config.permission;
-    if (permission === undefined) throw new GatehouseError('internal_error', 'route without permission');
-    if (permission === 'public') return;
-
-    const header = request.headers.authorization;
-    if (!header) throw new GatehouseError('unauthenticated', 'send Authorization: Bearer <access token>');
-    const match = BEARER.exec(header);
-    if (!match) throw new GatehouseError('invalid_token', 'the Authorization header must be "Bearer <access token>"');
-    const principal = deps.tokens.authenticate(match[1] as string);
-    request.principal = principal;
-    if (permission === 'authenticated') return;
-
-    const decision = principal.policy.can(permission.resource, permission.verb);
-    if (decision.allowed) return;
-    await deps.audit.record({
-      type: 'access.denied',
-      actor: { kind: principal.kind, id: principal.id, name: principal.name },
-      success: false,
-      remote_addr: request.ip,
-      request_id: request.id,
-      data: {
-        method: request.method,
-        route: request.routeOptions.url,
-        permission: describePermission(permission),
-        ...(decision.role ? { denied_by: decision.role } : {}),
-      },
-    });
-    throw new GatehouseError('forbidden', `your roles do not allow ${describePermission(permission)}`);
+  // Callback style: the allowed path (nearly every request) stays synchronous.
+  app.addHook('onRequest', (request: FastifyRequest, _reply, done) => {
+    let decision: Decision;
+    let permission: Permission | undefined;
+    try {
+      permission = request.routeOptions.config.permission;
+      if (permission === undefined) throw new GatehouseError('internal_error', 'route without permission');
+      if (permission === 'public') return done();
+      const header = request.headers.authorization;
+      if (!header) throw new GatehouseError('unauthenticated', 'send Authorization: Bearer <access token>');
+      const match = BEARER.exec(header);
+      if (!match) throw new GatehouseError('invalid_token', 'the Authorization header must be "Bearer <access token>"');
+      request.principal = deps.tokens.authenticate(match[1] as string);
+      if (permission === 'authenticated') return done();
+      decision = request.principal.policy.can(permission.resource, permission.verb);
+      if (decision.allowed) return done();
+    } catch (error) {
+      return done(error as Error);
+    }
+    const principal = request.principal;
+    const needed = describePermission(permission);
+    deps.audit
+      .record({
+        type: 'access.denied',
+        actor: { kind: principal.kind, id: principal.id, name: principal.name },
+        success: false,
+        remote_addr: request.ip,
+        request_id: request.id,
+        data: {
+          method: request.method,
+          route: request.routeOptions.url,
+          permission: needed,
+          ...(decision.role ? { denied_by: decision.role } : {}),
+        },
+      })
+      .then(
+        () => done(new GatehouseError('forbidden', `your roles do not allow ${needed}`)),
+        (error: Error) => done(error),
+      );
   });
 }

@@ -12,7 +12,7 @@ import { newId } from '../../lib/ids.js';
 import { generateSecret, hashSecret, secretHint } from '../../lib/secrets.js';
 import { translateConflicts } from '../conflicts.js';
 import { conflict, invalidField, notFound } from '../errors.js';
-import { page } from '../schemas.js';
+import { pageOfRecords } from '../schemas.js';
 
 export interface CreateUserInput {
   name: string;
@@ -103,13 +103,14 @@ export function createUserService(deps: {
 
   return {
     list(q: { page: number; per_page: number; name?: string; role?: string }) {
-      const all = state
-        .list<UserRecord>('users/')
-        .map((i) => i.value)
-        .filter(
-          (u) => (q.name === undefined || u.name === q.name) && (q.role === undefined || u.roles.includes(q.role)),
-        );
-      return page(all, q);
+      const filtered = q.name !== undefined || q.role !== undefined;
+      return pageOfRecords(
+        state.list<UserRecord>('users/'),
+        q,
+        filtered
+          ? (u) => (q.name === undefined || u.name === q.name) && (q.role === undefined || u.roles.includes(q.role))
+          : undefined,
+      );
     },
 
     get: find,

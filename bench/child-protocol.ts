@@ -1,0 +1,44 @@
+// The little protocol between bench/run.ts and the servers it spawns: a child prints one line
+// `BENCH_READY <json>` on stdout once it listens, and shuts down on SIGTERM, SIGINT or when its
+// stdin closes (so it never outlives a parent that died).
+
+export const READY_PREFIX = 'BENCH_READY ';
+
+export interface GatehouseReady {
+  url: string;
+  agents: number;
+  setupMs: number;
+}
+
+export interface BareReady {
+  url: string;
+}
+
+export function announceReady(info: GatehouseReady | BareReady): void {
+  process.stdout.write(`${READY_PREFIX}${JSON.stringify(info)}\n`);
+}
+
+let stopping = false;
+
+/** True once shutdown has begun: errors from work cut short by it are expected. */
+export const isStopping = (): boolean => stopping;
+
+/** Runs stop() once on the first termination signal or when the parent's end of stdin closes, then exits. */
+export function exitOnParentGone(stop: () => Promise<void>): void {
+  const shutdown = (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    const hardExit = setTimeout(() => process.exit(code), 5_000);
+    hardExit.unref();
+    stop()
+      .catch((e: unknown) => {
+        process.stderr.write(`bench child: shutdown failed: ${String(e)}\n`);
+      })
+      .finally(() => process.exit(code));
+  };
+  process.on('SIGTERM', () => shutdown(0));
+  process.on('SIGINT', () => shutdown(0));
+  process.stdin.on('end', () => shutdown(0));
+  process.stdin.on('error', () => shutdown(0));
+  process.stdin.resume();
+}

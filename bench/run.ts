@@ -1,0 +1,525 @@
+// The Gatehouse benchmark (npm run bench).
+//
+//  1. Read path: a bare Fastify server returning a precomputed copy of Gatehouse's
+//     GET /v1/agents?per_page=20 body vs Gatehouse itself (admin bearer token, 1,000 stored agents).
+//  2. Logins: POST /v1/auth/token with a valid API key (successes are not throttled).
+//
+// Each server runs in its own child process; autocannon drives them from this one. Runs alternate
+// bare/Gatehouse for BENCH_ROUNDS rounds (3) of BENCH_SECONDS (10) with 50 connections, after a
+// short warm-up; the table reports medians. The exit code is 0 whether or not the targets are met.
+// Knobs: BENCH_SECONDS, BENCH_ROUNDS, BENCH_WARMUP_SECONDS, BENCH_SQLITE_SYNCHRONOUS (FULL | NORMAL).
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, platform, release, tmpdir, totalmem } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { type BareReady, type GatehouseReady, READY_PREFIX } from './child-protocol.js';
+
+const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
+const ROOT = resolve(BENCH_DIR, '..');
+
+function intEnv(name: string, fallback: number, min: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be an integer ≥ ${min}, got ${raw}`);
+  return n;
+}
+
+const SECONDS = intEnv('BENCH_SECONDS', 10, 1);
+const ROUNDS = intEnv('BENCH_ROUNDS', 3, 1);
+const WARMUP_SECONDS = intEnv('BENCH_WARMUP_SECONDS', Math.min(3, SECONDS), 0);
+const CONNECTIONS = 50;
+const AGENTS = 1000;
+const PER_PAGE = 20;
+const LIST_PATH = `/v1/agents?per_page=${PER_PAGE}`;
+const READ_RATIO_TARGET = 0.85;
+const TOKEN_RPS_TARGET = 5000;
+
+// ---------------------------------------------------------------------------------------------
+// Child processes
+
+interface Child<T> {
+  proc: ChildProcess;
+  info: T;
+}
+
+const children: ChildProcess[] = [];
+
+function spawnServer<T>(script: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs: number): Promise<Child<T>> {
+  const proc = spawn(process.execPath, ['--import', 'tsx', join(BENCH_DIR, script), ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  children.push(proc);
+  return new Promise((resolvePromise, reject) => {
+    let ready = false;
+    const timer = setTimeout(() => {
+      if (!ready) reject(new Error(`${script} was not ready after ${timeoutMs} ms`));
+    }, timeoutMs);
+    const lines = createInterface({ input: proc.stdout as NodeJS.ReadableStream });
+    lines.on('line', (line) => {
+      if (!ready && line.startsWith(READY_PREFIX)) {
+        ready = true;
+        clearTimeout(timer);
+        resolvePromise({ proc, info: JSON.parse(line.slice(READY_PREFIX.length)) as T });
+      } else {
+        process.stderr.write(`[${script}] ${line}\n`);
+      }
+    });
+    proc.on('exit', (code, signal) => {
+      clearTimeout(timer);
+      if (!ready) reject(new Error(`${script} exited before it was ready (code ${code}, signal ${signal})`));
+    });
+    proc.on('error', (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
+  });
+}
+
+async function stopChild(proc: ChildProcess): Promise<void> {
+  if (proc.exitCode !== null || proc.signalCode !== null) return;
+  const exited = new Promise<void>((r) => proc.once('exit', () => r()));
+  proc.kill('SIGTERM');
+  proc.stdin?.end();
+  const timedOut = await Promise.race([
+    exited.then(() => false),
+    new Promise<boolean>((r) => setTimeout(() => r(true), 10_000).unref()),
+  ]);
+  if (timedOut) {
+    proc.kill('SIGKILL');
+    await exited;
+  }
+}
+
+const tmpDirs: string[] = [];
+let interrupted = false;
+let cleaning: Promise<void> | undefined;
+
+/** Stops every child and removes the temporary directories; safe to call more than once. */
+function cleanup(): Promise<void> {
+  cleaning ??= (async () => {
+    await Promise.all(children.map(stopChild));
+    for (const dir of tmpDirs) rmSync(dir, { recursive: true, force: true });
+  })();
+  return cleaning;
+}
+
+function onSignal(): void {
+  if (interrupted) return;
+  interrupted = true;
+  console.error('\ninterrupted; stopping the servers');
+  void cleanup().finally(() => process.exit(130));
+}
+process.on('SIGINT', onSignal);
+process.on('SIGTERM', onSignal);
+
+// ---------------------------------------------------------------------------------------------
+// CPU accounting (Linux /proc), to see which side of the load saturates its core
+
+let clockTicks = 100;
+try {
+  clockTicks = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+} catch {
+  // keep the usual 100
+}
+
+/** CPU seconds a process has used so far, or undefined where /proc is not available. */
+function cpuSecondsOf(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the ")" that ends the command name; utime and stime are fields 14 and 15.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / clockTicks;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Busy CPU seconds of the whole machine (all cores) so far, or undefined without /proc. */
+function machineBusySeconds(): number | undefined {
+  try {
+    const line = readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '';
+    // cpu  user nice system idle iowait irq softirq steal …
+    const [user, nice, system, , , irq, softirq, steal] = line.trim().split(/\s+/).slice(1).map(Number);
+    return ((user ?? 0) + (nice ?? 0) + (system ?? 0) + (irq ?? 0) + (softirq ?? 0) + (steal ?? 0)) / clockTicks;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Resident memory of a process in MiB, or undefined without /proc. */
+function rssMiB(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const m = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) / 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Load
+
+interface Sample {
+  rps: number;
+  p50: number;
+  p99: number;
+  total: number;
+  non2xx: number;
+  errors: number;
+  serverCpu?: number;
+  /** Server CPU time per completed request, in microseconds: robust to other load on the machine. */
+  cpuUsPerReq?: number;
+  loadCpu: number;
+  /** CPU used by everything else on the machine during the run: noise. */
+  otherCpu?: number;
+  serverRss?: number;
+}
+
+interface Target {
+  label: string;
+  url: string;
+  method: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  body?: string;
+  server: ChildProcess;
+}
+
+async function hit(target: Target, seconds: number): Promise<Sample> {
+  const serverBefore = cpuSecondsOf(target.server.pid);
+  const machineBefore = machineBusySeconds();
+  const loadBefore = process.cpuUsage();
+  const started = process.hrtime.bigint();
+  const result = await autocannon({
+    url: target.url,
+    connections: CONNECTIONS,
+    duration: seconds,
+    method: target.method,
+    ...(target.headers ? { headers: target.headers } : {}),
+    ...(target.body !== undefined ? { body: target.body } : {}),
+  });
+  const wall = Number(process.hrtime.bigint() - started) / 1e9;
+  const serverAfter = cpuSecondsOf(target.server.pid);
+  const machineAfter = machineBusySeconds();
+  const load = process.cpuUsage(loadBefore);
+  const sample: Sample = {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    total: result.requests.total,
+    non2xx: result.non2xx,
+    errors: result.errors,
+    loadCpu: (load.user + load.system) / 1e6 / wall,
+  };
+  if (serverBefore !== undefined && serverAfter !== undefined) {
+    sample.serverCpu = (serverAfter - serverBefore) / wall;
+    if (result.requests.total > 0) sample.cpuUsPerReq = ((serverAfter - serverBefore) * 1e6) / result.requests.total;
+    if (machineBefore !== undefined && machineAfter !== undefined) {
+      sample.otherCpu = Math.max(0, (machineAfter - machineBefore) / wall - sample.serverCpu - sample.loadCpu);
+    }
+  }
+  const rss = rssMiB(target.server.pid);
+  if (rss !== undefined) sample.serverRss = rss;
+  return sample;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Formatting
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 === 1 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
+};
+const int = (n: number) => Math.round(n).toLocaleString('en-US');
+const ms = (n: number) => `${n.toFixed(n < 10 ? 1 : 0)} ms`;
+const pct = (n: number | undefined) => (n === undefined ? 'n/a' : `${Math.round(n * 100)}%`);
+const mib = (n: number | undefined) => (n === undefined ? 'n/a' : `${Math.round(n)} MiB`);
+const pass = (ok: boolean) => (ok ? '**PASS**' : '**FAIL**');
+
+function describe(label: string, s: Sample): string {
+  const problems = s.non2xx + s.errors > 0 ? `  non-2xx ${s.non2xx}, errors ${s.errors}` : '';
+  return (
+    `  ${label.padEnd(26)} ${int(s.rps).padStart(8)} req/s   p50 ${ms(s.p50).padStart(8)}   p99 ${ms(s.p99).padStart(8)}` +
+    `   CPU: server ${pct(s.serverCpu).padStart(4)} (${Math.round(s.cpuUsPerReq ?? 0)} µs/req), autocannon ${pct(s.loadCpu).padStart(4)}, other ${pct(s.otherCpu).padStart(4)}` +
+    `${problems}`
+  );
+}
+
+function table(header: string[], rows: string[][], align: Array<'l' | 'r'>): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]) =>
+    `| ${cells.map((c, i) => (align[i] === 'r' ? c.padStart(widths[i] as number) : c.padEnd(widths[i] as number))).join(' | ')} |`;
+  const rule = `| ${widths.map((w, i) => (align[i] === 'r' ? `${'-'.repeat(w - 1)}:` : '-'.repeat(w))).join(' | ')} |`;
+  return [line(header), rule, ...rows.map(line)].join('\n');
+}
+
+// ---------------------------------------------------------------------------------------------
+
+async function main(): Promise<void> {
+  const cpu = cpus();
+  console.log('# Gatehouse benchmark\n');
+  console.log(`- CPU: ${cpu[0]?.model.trim() ?? 'unknown'} × ${cpu.length} cores`);
+  console.log(`- Memory: ${(totalmem() / 2 ** 30).toFixed(1)} GiB; OS: ${platform()} ${release()}`);
+  console.log(`- Node ${process.version}; autocannon ${readPackageVersion('autocannon')}`);
+  console.log(
+    `- Gatehouse: log_level warn, sqlite.synchronous ${process.env.BENCH_SQLITE_SYNCHRONOUS ?? 'FULL (the default)'}`,
+  );
+  const [load1, load5] = loadavg();
+  console.log(`- Load average before the run: ${load1?.toFixed(2)} (1 min), ${load5?.toFixed(2)} (5 min)`);
+  console.log(
+    `- Load: ${CONNECTIONS} connections, ${SECONDS} s per run, ${ROUNDS} rounds (bare and Gatehouse alternating), ` +
+      `${WARMUP_SECONDS} s warm-up per target; servers in child processes, autocannon in this one\n`,
+  );
+
+  const tmp = mkdtempSync(join(tmpdir(), 'gatehouse-bench-'));
+  tmpDirs.push(tmp);
+  const apiKey = `bench-${randomBytes(24).toString('hex')}`;
+
+  try {
+    process.stdout.write(`Starting Gatehouse and storing ${AGENTS} agents… `);
+    const gh = await spawnServer<GatehouseReady>(
+      'serve-gatehouse.ts',
+      [join(tmp, 'gatehouse-data')],
+      { BENCH_API_KEY: apiKey, BENCH_AGENTS: String(AGENTS) },
+      180_000,
+    );
+    console.log(`ready at ${gh.info.url} after ${(gh.info.setupMs / 1000).toFixed(1)} s`);
+
+    const tokenRes = await fetch(`${gh.info.url}/v1/auth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ api_key: apiKey }),
+    });
+    if (tokenRes.status !== 200) throw new Error(`POST /v1/auth/token: ${tokenRes.status} ${await tokenRes.text()}`);
+    const { access_token: adminToken } = (await tokenRes.json()) as { access_token: string };
+    const authHeaders = { authorization: `Bearer ${adminToken}` };
+
+    const listRes = await fetch(gh.info.url + LIST_PATH, { headers: authHeaders });
+    const listBody = await listRes.text();
+    if (listRes.status !== 200) throw new Error(`GET ${LIST_PATH}: ${listRes.status} ${listBody}`);
+    const parsed = JSON.parse(listBody) as { agents: unknown[]; pagination: { total: number } };
+    if (parsed.agents.length !== PER_PAGE || parsed.pagination.total !== AGENTS) {
+      throw new Error(
+        `GET ${LIST_PATH} returned ${parsed.agents.length} agents of ${parsed.pagination.total}; expected ${PER_PAGE} of ${AGENTS}`,
+      );
+    }
+    const bodyFile = join(tmp, 'agents-page.json');
+    writeFileSync(bodyFile, listBody);
+
+    process.stdout.write('Starting the bare Fastify server… ');
+    const bare = await spawnServer<BareReady>('serve-bare.ts', [bodyFile], {}, 60_000);
+    const bareBody = await (await fetch(bare.info.url + LIST_PATH)).text();
+    if (bareBody !== listBody) throw new Error('the bare server does not return the Gatehouse body byte for byte');
+    console.log(`ready at ${bare.info.url}; both return the same ${Buffer.byteLength(listBody)}-byte body\n`);
+
+    const bareTarget: Target = { label: 'bare GET', url: bare.info.url + LIST_PATH, method: 'GET', server: bare.proc };
+    const ghTarget: Target = {
+      label: 'Gatehouse GET',
+      url: gh.info.url + LIST_PATH,
+      method: 'GET',
+      headers: authHeaders,
+      server: gh.proc,
+    };
+    const tokenTarget: Target = {
+      label: 'Gatehouse POST token',
+      url: `${gh.info.url}/v1/auth/token`,
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ api_key: apiKey }),
+      server: gh.proc,
+    };
+
+    if (WARMUP_SECONDS > 0) {
+      console.log('Warm-up (not counted)');
+      for (const t of [bareTarget, ghTarget, tokenTarget]) console.log(describe(t.label, await hit(t, WARMUP_SECONDS)));
+      console.log('');
+    }
+
+    const bareRuns: Sample[] = [];
+    const ghRuns: Sample[] = [];
+    const tokenRuns: Sample[] = [];
+    for (let round = 1; round <= ROUNDS && !interrupted; round++) {
+      console.log(`Read path, round ${round}/${ROUNDS}`);
+      for (const [t, runs] of [
+        [bareTarget, bareRuns],
+        [ghTarget, ghRuns],
+      ] as const) {
+        const s = await hit(t, SECONDS);
+        runs.push(s);
+        console.log(describe(t.label, s));
+      }
+    }
+    // Logins last: each one writes two tokens and an audit event, which the read runs should not see.
+    for (let round = 1; round <= ROUNDS && !interrupted; round++) {
+      console.log(`Logins, round ${round}/${ROUNDS}`);
+      const s = await hit(tokenTarget, SECONDS);
+      tokenRuns.push(s);
+      console.log(describe(tokenTarget.label, s));
+    }
+    if (interrupted) return;
+
+    const bareRps = median(bareRuns.map((s) => s.rps));
+    const ghRps = median(ghRuns.map((s) => s.rps));
+    const bareP99 = median(bareRuns.map((s) => s.p99));
+    const ghP99 = median(ghRuns.map((s) => s.p99));
+    const tokenRps = median(tokenRuns.map((s) => s.rps));
+    const tokenP99 = median(tokenRuns.map((s) => s.p99));
+    const ratio = ghRps / bareRps;
+    const cpuOf = (runs: Sample[]) => {
+      const xs = runs.map((s) => s.cpuUsPerReq).filter((x): x is number => x !== undefined);
+      return xs.length === runs.length ? median(xs) : undefined;
+    };
+    const bareCpu = cpuOf(bareRuns);
+    const ghCpu = cpuOf(ghRuns);
+    const tokenCpu = cpuOf(tokenRuns);
+    const us = (n: number | undefined) => (n === undefined ? 'n/a' : `${Math.round(n)} µs`);
+    const perCore = (n: number | undefined) => (n === undefined ? 'n/a' : int(1e6 / n));
+
+    console.log(`\n## Results (median of ${ROUNDS} × ${SECONDS} s, ${CONNECTIONS} connections)\n`);
+    console.log(
+      table(
+        ['Scenario', 'Metric', 'Bare Fastify', 'Gatehouse', 'Gatehouse / bare', 'Target', 'Result'],
+        [
+          [
+            `GET ${LIST_PATH} (${AGENTS} agents)`,
+            'req/s',
+            int(bareRps),
+            int(ghRps),
+            ratio.toFixed(2),
+            `≥ ${READ_RATIO_TARGET.toFixed(2)}`,
+            pass(ratio >= READ_RATIO_TARGET),
+          ],
+          [
+            `GET ${LIST_PATH} (${AGENTS} agents)`,
+            'p99 latency',
+            ms(bareP99),
+            ms(ghP99),
+            (ghP99 / bareP99).toFixed(2),
+            '',
+            '',
+          ],
+          [
+            `GET ${LIST_PATH} (${AGENTS} agents)`,
+            'server CPU per request',
+            us(bareCpu),
+            us(ghCpu),
+            bareCpu && ghCpu ? (ghCpu / bareCpu).toFixed(2) : 'n/a',
+            '',
+            '',
+          ],
+          [
+            `GET ${LIST_PATH} (${AGENTS} agents)`,
+            'req/s per busy server core (1e6 / CPU per request)',
+            perCore(bareCpu),
+            perCore(ghCpu),
+            bareCpu && ghCpu ? (bareCpu / ghCpu).toFixed(2) : 'n/a',
+            `(≥ ${READ_RATIO_TARGET.toFixed(2)})`,
+            bareCpu && ghCpu ? `(${bareCpu / ghCpu >= READ_RATIO_TARGET ? 'pass' : 'fail'})` : '',
+          ],
+          [
+            'POST /v1/auth/token (valid API key)',
+            'req/s',
+            '',
+            int(tokenRps),
+            '',
+            `≥ ${int(TOKEN_RPS_TARGET)}/s`,
+            pass(tokenRps >= TOKEN_RPS_TARGET),
+          ],
+          ['POST /v1/auth/token (valid API key)', 'p99 latency', '', ms(tokenP99), '', '', ''],
+          ['POST /v1/auth/token (valid API key)', 'server CPU per request', '', us(tokenCpu), '', '', ''],
+        ],
+        ['l', 'l', 'r', 'r', 'r', 'l', 'l'],
+      ),
+    );
+
+    console.log('\n### Every run\n');
+    const rows: string[][] = [];
+    for (let i = 0; i < ROUNDS; i++) {
+      for (const [name, runs] of [
+        ['bare GET', bareRuns],
+        ['Gatehouse GET', ghRuns],
+        ['Gatehouse POST /v1/auth/token', tokenRuns],
+      ] as const) {
+        const s = runs[i];
+        if (!s) continue;
+        rows.push([
+          String(i + 1),
+          name,
+          int(s.rps),
+          ms(s.p50),
+          ms(s.p99),
+          pct(s.serverCpu),
+          s.cpuUsPerReq === undefined ? 'n/a' : `${Math.round(s.cpuUsPerReq)} µs`,
+          pct(s.loadCpu),
+          pct(s.otherCpu),
+          mib(s.serverRss),
+          String(s.non2xx),
+          String(s.errors),
+        ]);
+      }
+    }
+    console.log(
+      table(
+        [
+          'Round',
+          'Run',
+          'req/s',
+          'p50',
+          'p99',
+          'Server CPU',
+          'CPU/req',
+          'autocannon CPU',
+          'Other CPU',
+          'Server RSS',
+          'non-2xx',
+          'errors',
+        ],
+        rows,
+        ['r', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
+      ),
+    );
+    const bad = [...bareRuns, ...ghRuns, ...tokenRuns].reduce((n, s) => n + s.non2xx + s.errors, 0);
+    const noisy = Math.max(...[...bareRuns, ...ghRuns, ...tokenRuns].map((s) => s.otherCpu ?? 0));
+    console.log(
+      `\nCPU is the share of one core used during the run (100% = one full core of ${cpu.length}); ` +
+        'CPU/req is server CPU time per completed request (less sensitive to other load than req/s); ' +
+        '"Other CPU" is what the rest of the machine used meanwhile; Server RSS is measured after the run. ' +
+        (bad > 0
+          ? `**${bad} responses were non-2xx or errors: the numbers above are not clean.** `
+          : 'All responses were 2xx. ') +
+        (noisy > 0.15
+          ? `**Other processes used up to ${pct(noisy)} of a core during some runs: those runs are noisy.**`
+          : 'The machine was otherwise quiet.'),
+    );
+    console.log(`Load average after the run: ${loadavg()[0]?.toFixed(2)} (1 min).`);
+  } finally {
+    await cleanup();
+  }
+}
+
+function readPackageVersion(name: string): string {
+  try {
+    return (JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string })
+      .version;
+  } catch {
+    return 'unknown';
+  }
+}
+
+main().then(
+  () => cleanup().finally(() => process.exit(interrupted ? 130 : 0)),
+  (e: unknown) => {
+    // After Ctrl-C the servers going away is expected, not a failure worth a stack trace.
+    if (!interrupted) console.error(`\nbench failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+    return cleanup().finally(() => process.exit(interrupted ? 130 : 1));
+  },
+);

@@ -1,0 +1,76 @@
+// The audit trail API: /v1/events (the seed's listing) and /v1/audit/{events,access,sessions}.
+import { Readable } from 'node:stream';
+import type { App } from '../app-types.js';
+import { authenticatedContext } from '../request-context.js';
+import { responses } from '../schemas.js';
+import { AccessList, AccessQuery, EventList, EventQuery, SessionList, SessionQuery } from './audit.schema.js';
+import type { AuditReadService } from './audit.service.js';
+
+const tags = ['audit'];
+const EVENTS = { permission: { resource: 'events', verb: 'list' } } as const;
+
+export function auditRoutes(app: App, deps: { auditRead: AuditReadService }): void {
+  const { auditRead } = deps;
+
+  for (const url of ['/v1/events', '/v1/audit/events']) {
+    app.get(
+      url,
+      {
+        config: EVENTS,
+        schema: {
+          tags,
+          summary: 'List audit events, newest first (format=ndjson streams them all)',
+          querystring: EventQuery,
+          response: responses({ 200: EventList }),
+        },
+      },
+      async (request, reply) => {
+        if (request.query.format === 'ndjson') {
+          const lines = auditRead.exportEvents(authenticatedContext(request), request.query);
+          // Pull the first batch before answering, so bad filters still get a proper 400.
+          const first = await lines.next();
+          async function* rest() {
+            if (!first.done) yield first.value;
+            yield* lines;
+          }
+          return (
+            reply
+              .type('application/x-ndjson; charset=utf-8')
+              .header('content-disposition', 'attachment; filename="gatehouse-events.ndjson"')
+              // A stream bypasses the JSON serializer; the 200 schema describes the paged form.
+              .send(Readable.from(rest()) as never)
+          );
+        }
+        return auditRead.listEvents(request.query);
+      },
+    );
+  }
+
+  app.get(
+    '/v1/audit/access',
+    {
+      config: EVENTS,
+      schema: {
+        tags,
+        summary: 'Access decisions: who tried what, allowed or denied, and which role decided',
+        querystring: AccessQuery,
+        response: responses({ 200: AccessList }),
+      },
+    },
+    async (request) => auditRead.listAccess(request.query),
+  );
+
+  app.get(
+    '/v1/audit/sessions',
+    {
+      config: { permission: { resource: 'sessions', verb: 'list' } },
+      schema: {
+        tags,
+        summary: 'One row per session: start, end, duration, principal, resource, recording status',
+        querystring: SessionQuery,
+        response: responses({ 200: SessionList }),
+      },
+    },
+    async (request) => auditRead.listSessions(request.query),
+  );
+}

@@ -1,0 +1,155 @@
+// Reading the audit trail: events (paged by page or cursor, or streamed as NDJSON), access decisions
+// and sessions, all filtered in the store. Counting stops at TOTAL_LIMIT so a page stays fast over
+// millions of events.
+import type { AuditLog } from '../../audit/audit-log.js';
+import { type AuditEvent, type AuditQuery, InvalidCursorError } from '../../audit/types.js';
+import { actorOf, eventContext, type RequestContext } from '../../auth/principal.js';
+import { invalidField } from '../errors.js';
+
+export const TOTAL_LIMIT = 10_000;
+const EXPORT_BATCH = 1000;
+
+export interface EventFilters {
+  page: number;
+  per_page: number;
+  cursor?: string;
+  type?: string[];
+  actor?: string;
+  actor_kind?: AuditQuery['actor_kind'];
+  target?: string;
+  session_id?: string;
+  success?: boolean;
+  from?: string;
+  to?: string;
+}
+
+function toStoreQuery(f: EventFilters): AuditQuery {
+  const from = f.from === undefined ? undefined : Date.parse(f.from);
+  const to = f.to === undefined ? undefined : Date.parse(f.to);
+  // date-time admits a leap second (…T23:59:60Z) that Date cannot represent.
+  if (Number.isNaN(from)) throw invalidField('/query/from', 'is not a representable time');
+  if (Number.isNaN(to)) throw invalidField('/query/to', 'is not a representable time');
+  if (from !== undefined && to !== undefined && from > to) throw invalidField('/query/from', 'must not be after to');
+  if (f.cursor !== undefined && f.page !== 1) throw invalidField('/query/page', 'use either page or cursor, not both');
+  const q: AuditQuery = { limit: f.per_page };
+  if (f.type && !f.type.includes('*')) q.types = f.type;
+  if (f.actor !== undefined) q.actor = f.actor;
+  if (f.actor_kind !== undefined) q.actor_kind = f.actor_kind;
+  if (f.target !== undefined) q.target = f.target;
+  if (f.session_id !== undefined) q.session_id = f.session_id;
+  if (f.success !== undefined) q.success = f.success;
+  if (from !== undefined) q.from = from;
+  if (to !== undefined) q.to = to;
+  if (f.cursor !== undefined) q.cursor = f.cursor;
+  else q.offset = (f.page - 1) * f.per_page;
+  return q;
+}
+
+export type AuditReadService = ReturnType<typeof createAuditReadService>;
+
+export function createAuditReadService(deps: { audit: AuditLog }) {
+  async function queryPage(f: EventFilters, overrides: Partial<AuditQuery> = {}) {
+    const q = { ...toStoreQuery(f), ...overrides, countUpTo: TOTAL_LIMIT };
+    try {
+      const result = await deps.audit.query(q);
+      return {
+        events: result.events,
+        pagination: { total: result.total ?? 0, page: f.page, per_page: f.per_page, total_limit: TOTAL_LIMIT },
+        next_cursor: result.nextCursor ?? null,
+      };
+    } catch (error) {
+      if (error instanceof InvalidCursorError)
+        throw invalidField('/query/cursor', 'is not a cursor this server issued');
+      throw error;
+    }
+  }
+
+  return {
+    listEvents: (f: EventFilters) => queryPage(f),
+
+    /** Every matching event, newest first, one JSON object per line, read in batches by cursor. */
+    async *exportEvents(ctx: RequestContext, f: EventFilters): AsyncGenerator<string> {
+      const base = { ...toStoreQuery({ ...f, page: 1 }), limit: EXPORT_BATCH };
+      delete base.offset;
+      await deps.audit.record({
+        type: 'audit.exported',
+        actor: actorOf(ctx),
+        ...eventContext(ctx),
+        data: { filters: { ...f, page: undefined, per_page: undefined } },
+      });
+      let cursor: string | undefined;
+      do {
+        const page = await deps.audit.query(cursor === undefined ? base : { ...base, cursor });
+        if (page.events.length > 0) yield `${page.events.map((e) => JSON.stringify(e)).join('\n')}\n`;
+        cursor = page.nextCursor;
+      } while (cursor !== undefined);
+    },
+
+    async listAccess(f: EventFilters & { allowed?: boolean }) {
+      const page = await queryPage(
+        { ...f, type: ['access.*', 'session.rejected'] },
+        f.allowed === undefined ? {} : { success: f.allowed },
+      );
+      return { ...page, decisions: page.events.map(toDecision), events: undefined };
+    },
+
+    async listSessions(f: EventFilters) {
+      const page = await queryPage({ ...f, type: ['session.start'] });
+      const sessions = await Promise.all(
+        page.events.map(async (start) => {
+          const later = await deps.audit.query({
+            session_id: start.session_id ?? '',
+            types: ['session.end', 'session.terminated', 'recording.*'],
+            limit: 20,
+          });
+          return toSessionRow(start, later.events);
+        }),
+      );
+      return { ...page, sessions, events: undefined };
+    },
+  };
+}
+
+const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+
+function toDecision(e: AuditEvent) {
+  const d = e.data ?? {};
+  return {
+    event_id: e.id,
+    time: e.time,
+    actor: e.actor,
+    action: str(d.permission) ?? str(d.action) ?? e.type,
+    target: e.target?.id ?? str(d.route),
+    allowed: e.success,
+    decided_by: str(d.denied_by) ?? str(d.allowed_by),
+    reason: str(d.reason),
+  };
+}
+
+function toSessionRow(start: AuditEvent, later: AuditEvent[]) {
+  const end = later.find((e) => e.type === 'session.end' || e.type === 'session.terminated');
+  const recording = later.find((e) => e.type.startsWith('recording.'));
+  const startedAt = Date.parse(start.time);
+  return {
+    session_id: start.session_id ?? start.id,
+    kind: str(start.data?.kind),
+    principal: start.actor,
+    resource: start.target ?? null,
+    login: str(start.data?.login),
+    started_at: start.time,
+    ended_at: end?.time ?? null,
+    duration_seconds: end ? (Date.parse(end.time) - startedAt) / 1000 : null,
+    status: !end
+      ? ('active' as const)
+      : end.type === 'session.terminated'
+        ? ('terminated' as const)
+        : ('ended' as const),
+    recording: !recording
+      ? end
+        ? ('pending' as const)
+        : ('none' as const)
+      : recording.type === 'recording.uploaded'
+        ? ('uploaded' as const)
+        : ('upload_failed' as const),
+  };
+}

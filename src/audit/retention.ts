@@ -1,0 +1,57 @@
+// Audit retention: one instance at a time (under a backend lease) deletes events older than the
+// configured retention, oldest first, in batches, and records how many it removed.
+import { type LeaseRunner, runUnderLease } from '../backend/lease.js';
+import type { Backend } from '../backend/types.js';
+import type { Clock } from '../lib/clock.js';
+import type { AuditLog } from './audit-log.js';
+import type { AuditStore } from './types.js';
+
+export interface RetentionOptions {
+  retentionMs: number;
+  /** Pause between sweeps once caught up. */
+  intervalMs?: number;
+  batchSize?: number;
+  leaseTtlMs?: number;
+}
+
+const pause = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+
+export function startAuditRetention(
+  deps: { backend: Backend; store: AuditStore; audit: AuditLog; clock: Clock; onError?: (e: unknown) => void },
+  opts: RetentionOptions,
+): LeaseRunner {
+  const batchSize = opts.batchSize ?? 5000;
+  return runUnderLease(
+    deps.backend,
+    'audit-retention',
+    { ttlMs: opts.leaseTtlMs ?? 30_000, ...(deps.onError ? { onError: deps.onError } : {}) },
+    async (signal) => {
+      while (!signal.aborted) {
+        const cutoff = deps.clock() - opts.retentionMs;
+        let deleted = 0;
+        for (;;) {
+          const n = await deps.store.deleteBefore(cutoff, batchSize);
+          deleted += n;
+          // Yield between batches so a large backlog never monopolises the store.
+          if (n < batchSize || signal.aborted) break;
+          await new Promise((r) => setImmediate(r));
+        }
+        if (deleted > 0) {
+          await deps.audit.record({
+            type: 'audit.pruned',
+            actor: { kind: 'system' },
+            data: { deleted, older_than: new Date(cutoff).toISOString() },
+          });
+        }
+        await pause(opts.intervalMs ?? 60_000, signal);
+      }
+    },
+  );
+}

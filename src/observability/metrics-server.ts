@@ -1,0 +1,37 @@
+// The metrics listener: GET /metrics in the Prometheus text format, problem+json 404 for anything
+// else. A small Fastify instance of its own, so scrapes never share a port or hooks with the API.
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
+import { GatehouseError } from '../api/errors.js';
+import { installErrorHandler, sendProblem } from '../api/plugins/error-handler.js';
+import { METRICS_CONTENT_TYPE, type Metrics } from './metrics.js';
+
+export async function buildMetricsServer(
+  metrics: Pick<Metrics, 'scrape'>,
+  opts: { logger: FastifyBaseLogger; https?: { cert: Buffer; key: Buffer } },
+): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: opts.logger,
+    logController: new LogController({ disableRequestLogging: true }),
+    genReqId: () => `req_${randomUUID().replace(/-/g, '')}`,
+    return503OnClosing: true,
+    ...(opts.https ? { https: opts.https } : {}),
+  }) as unknown as FastifyInstance;
+  installErrorHandler(app);
+  app.get('/metrics', async (_request, reply) => {
+    const body = await metrics.scrape();
+    return reply.type(METRICS_CONTENT_TYPE).header('cache-control', 'no-store').send(body);
+  });
+  app.setNotFoundHandler((request, reply) =>
+    sendProblem(
+      reply,
+      request,
+      new GatehouseError(
+        'not_found',
+        `${request.method} ${request.url.split('?')[0]}: this listener serves GET /metrics only`,
+      ),
+    ),
+  );
+  await app.ready();
+  return app;
+}

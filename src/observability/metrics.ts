@@ -1,0 +1,170 @@
+// Prometheus metrics: one registry per Gatehouse instance, every name under a configurable prefix.
+// Node's process metrics (CPU, memory, event loop, GC) are about the process, not the instance, so
+// they live in one registry per prefix shared by every instance in the process and are appended at
+// scrape time: starting many instances (as the tests do) adds no further GC observers or event-loop
+// monitors.
+import { X509Certificate } from 'node:crypto';
+import type { Server } from 'node:http';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+
+export const DEFAULT_METRICS_PREFIX = 'gatehouse';
+export const METRICS_CONTENT_TYPE = Registry.PROMETHEUS_CONTENT_TYPE;
+
+export type Listener = 'auth' | 'web';
+type HttpLabels = 'method' | 'route' | 'status' | 'listener';
+
+export interface Metrics {
+  readonly prefix: string;
+  readonly registry: Registry;
+  readonly failedLogins: Counter;
+  readonly activeConnections: Gauge<'listener'>;
+  readonly sessionDuration: Histogram<'kind'>;
+  readonly certificateExpiry: Gauge<'name'>;
+  readonly httpRequestDuration: Histogram<HttpLabels>;
+  readonly auditWriteDuration: Histogram;
+  readonly auditQueueDepth: Gauge;
+  /** The checks behind auth_cluster_health; each must resolve within the health timeout. */
+  setHealthChecks(checks: Record<string, () => Promise<void>>): void;
+  /** Reports seconds until notAfter of a certificate (PEM; the first one of a chain) under `name`. */
+  watchCertificate(name: string, pem: string | Buffer): void;
+  /** Counts the open connections of an HTTP(S) server under its listener label. */
+  trackConnections(server: Server, listener: Listener): void;
+  /** The whole exposition (this instance's metrics, then the process metrics), text format. */
+  scrape(): Promise<string>;
+}
+
+const processRegistries = new Map<string, Registry>();
+
+function processRegistry(prefix: string): Registry {
+  let registry = processRegistries.get(prefix);
+  if (!registry) {
+    registry = new Registry();
+    collectDefaultMetrics({ register: registry, prefix: `${prefix}_` });
+    processRegistries.set(prefix, registry);
+  }
+  return registry;
+}
+
+async function within(check: () => Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      Promise.resolve().then(check),
+      new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error('timeout')), ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** notAfter of the first certificate in a PEM, epoch ms. */
+export function certificateNotAfter(pem: string | Buffer): number {
+  const notAfter = Date.parse(new X509Certificate(pem).validTo);
+  if (Number.isNaN(notAfter)) throw new Error('the certificate has no readable notAfter');
+  return notAfter;
+}
+
+export function createMetrics(opts: { prefix?: string; clock?: () => number; healthTimeoutMs?: number } = {}): Metrics {
+  const prefix = opts.prefix ?? DEFAULT_METRICS_PREFIX;
+  const clock = opts.clock ?? Date.now;
+  const healthTimeoutMs = opts.healthTimeoutMs ?? 1000;
+  const registry = new Registry();
+  const registers = [registry];
+  let healthChecks: Array<() => Promise<void>> = [];
+  const certificates = new Map<string, number>();
+
+  new Gauge({
+    name: `${prefix}_auth_cluster_health`,
+    help: '1 when the backend and the audit store answer their ping, 0 otherwise (checked at scrape time).',
+    registers,
+    async collect() {
+      if (healthChecks.length === 0) return this.set(0);
+      try {
+        await Promise.all(healthChecks.map((check) => within(check, healthTimeoutMs)));
+        this.set(1);
+      } catch {
+        this.set(0);
+      }
+    },
+  });
+  const activeConnections = new Gauge({
+    name: `${prefix}_active_connections`,
+    help: 'Open client connections, by listener.',
+    labelNames: ['listener'] as const,
+    registers,
+  });
+  const failedLogins = new Counter({
+    name: `${prefix}_failed_logins`,
+    help: 'Failed token requests (unknown, expired or disabled credentials).',
+    registers,
+  });
+  const sessionDuration = new Histogram({
+    name: `${prefix}_session_duration_seconds`,
+    help: 'Duration of finished access sessions, by kind.',
+    labelNames: ['kind'] as const,
+    buckets: [1, 10, 60, 300, 900, 1800, 3600, 7200, 14_400, 28_800, 86_400],
+    registers,
+  });
+  const certificateExpiry = new Gauge({
+    name: `${prefix}_certificate_expiry_seconds`,
+    help: 'Seconds until the certificate or key expires (negative once expired), by name.',
+    labelNames: ['name'] as const,
+    registers,
+    collect() {
+      const now = clock();
+      for (const [name, notAfter] of certificates) this.set({ name }, Math.round((notAfter - now) / 1000));
+    },
+  });
+  const httpRequestDuration = new Histogram({
+    name: `${prefix}_http_request_duration_seconds`,
+    help: 'HTTP request duration, by method, route pattern ("unmatched" for requests no route matched), status and listener.',
+    labelNames: ['method', 'route', 'status', 'listener'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers,
+  });
+  const auditWriteDuration = new Histogram({
+    name: `${prefix}_audit_write_duration_seconds`,
+    help: 'Time from an audit append until its events are durable (or the write failed).',
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers,
+  });
+  const auditQueueDepth = new Gauge({
+    name: `${prefix}_audit_queue_depth`,
+    help: 'Audit appends waiting to become durable.',
+    registers,
+  });
+
+  const processMetrics = processRegistry(prefix);
+
+  return {
+    prefix,
+    registry,
+    failedLogins,
+    activeConnections,
+    sessionDuration,
+    certificateExpiry,
+    httpRequestDuration,
+    auditWriteDuration,
+    auditQueueDepth,
+    setHealthChecks(checks) {
+      healthChecks = Object.values(checks);
+    },
+    watchCertificate(name, pem) {
+      certificates.set(name, certificateNotAfter(pem));
+    },
+    trackConnections(server, listener) {
+      const labels = { listener };
+      activeConnections.inc(labels, 0);
+      server.on('connection', (socket) => {
+        activeConnections.inc(labels);
+        socket.once('close', () => activeConnections.dec(labels));
+      });
+    },
+    async scrape() {
+      const [own, proc] = await Promise.all([registry.metrics(), processMetrics.metrics()]);
+      return `${own}\n${proc}`;
+    },
+  };
+}

@@ -1,0 +1,312 @@
+// The AuditStore conformance suite against a real PostgreSQL (GATEHOUSE_TEST_POSTGRES_URL, default
+// postgres://postgres@127.0.0.1:5432/test), each test in a fresh random schema dropped afterwards;
+// plus what only PostgreSQL has: concurrent starts, several writers sharing one table, group commit.
+// Without a reachable server the tests skip with a loud message, or fail when CI=true.
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { describe, test } from 'node:test';
+import pg from 'pg';
+import { openAuditStore } from '../src/audit/open.js';
+import {
+  AUDIT_POSTGRES_SCHEMA_VERSION,
+  openPostgresAuditStore,
+  type PostgresAuditOptions,
+} from '../src/audit/postgres.js';
+import type { AuditEvent, AuditStore } from '../src/audit/types.js';
+import { generateEvents, runAuditConformance } from './conformance/audit-conformance.js';
+
+const URL_ = process.env.GATEHOUSE_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+async function reachable(): Promise<string | undefined> {
+  const client = new pg.Client({ connectionString: URL_, connectionTimeoutMillis: 3000 });
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+    return undefined;
+  } catch (error) {
+    return (error as Error).message || String(error);
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+const unreachable = await reachable();
+
+/** Runs sql on an own connection (schema set-up and inspection, outside the store under test). */
+async function admin<T extends pg.QueryResultRow = pg.QueryResultRow>(sql: string, params: unknown[] = []) {
+  const client = new pg.Client({ connectionString: URL_ });
+  await client.connect();
+  try {
+    return await client.query<T>(sql, params);
+  } finally {
+    await client.end();
+  }
+}
+
+const freshSchema = () => `gh_audit_test_${randomBytes(6).toString('hex')}`;
+const withSchema = (schema: string) => `${URL_}${URL_.includes('?') ? '&' : '?'}schema=${schema}`;
+
+/** A fresh schema for one test; every store opened through it is closed and the schema dropped after. */
+function scratch() {
+  const schema = freshSchema();
+  const opened: AuditStore[] = [];
+  return {
+    schema,
+    async open(extra: Partial<PostgresAuditOptions> = {}): Promise<AuditStore> {
+      const store = await openPostgresAuditStore({ url: withSchema(schema), ...extra });
+      opened.push(store);
+      return store;
+    },
+    async cleanup() {
+      for (const store of opened) await store.close();
+      await admin(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    },
+  };
+}
+
+if (unreachable !== undefined) {
+  const message = `PostgreSQL at ${URL_.replace(/\/\/[^@/]*@/, '//…@')} is unreachable (${unreachable}); the PostgreSQL audit store is NOT tested. Start PostgreSQL or set GATEHOUSE_TEST_POSTGRES_URL.`;
+  if (process.env.CI === 'true') {
+    test('postgres audit store: PostgreSQL must be reachable in CI', () => assert.fail(message));
+  } else {
+    console.error(`\n${'!'.repeat(100)}\n!!! ${message}\n${'!'.repeat(100)}\n`);
+    test('postgres audit store conformance', { skip: message }, () => {});
+  }
+} else {
+  runAuditConformance('postgres', async () => {
+    const s = scratch();
+    return { store: await s.open(), reopen: () => s.open(), cleanup: () => s.cleanup() };
+  });
+
+  describe('postgres audit store specifics', () => {
+    test('the schema comes from ?schema= (created if missing), migrations are recorded there', async () => {
+      const s = scratch();
+      try {
+        const store = await s.open();
+        await store.append(generateEvents(3));
+        const tables = await admin<{ table_name: string }>(
+          'SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name',
+          [s.schema],
+        );
+        assert.deepEqual(
+          tables.rows.map((r) => r.table_name),
+          ['events', 'schema_migrations'],
+        );
+        const versions = await admin<{ version: number }>(
+          `SELECT version FROM "${s.schema}".schema_migrations ORDER BY version`,
+        );
+        assert.deepEqual(
+          versions.rows.map((r) => r.version),
+          Array.from({ length: AUDIT_POSTGRES_SCHEMA_VERSION }, (_, i) => i + 1),
+        );
+        const stored = await admin<{ n: number; body: AuditEvent }>(
+          `SELECT count(*) OVER ()::int AS n, body FROM "${s.schema}".events ORDER BY seq LIMIT 1`,
+        );
+        assert.equal(stored.rows[0]?.n, 3);
+        assert.equal(stored.rows[0]?.body.id, 'ev-0000', 'the body is jsonb, queryable by PostgreSQL');
+      } finally {
+        await s.cleanup();
+      }
+    });
+
+    test('several instances starting at once on a new schema migrate it once (advisory lock)', async () => {
+      const s = scratch();
+      try {
+        const stores = await Promise.all(Array.from({ length: 6 }, () => s.open()));
+        await Promise.all(stores.map((store, i) => store.append(generateEvents(2, i, `i${i}`))));
+        const versions = await admin<{ version: number }>(`SELECT version FROM "${s.schema}".schema_migrations`);
+        assert.equal(versions.rowCount, AUDIT_POSTGRES_SCHEMA_VERSION);
+        assert.equal((await (stores[0] as AuditStore).query({ limit: 0, countUpTo: 100 })).total, 12);
+      } finally {
+        await s.cleanup();
+      }
+    });
+
+    test('a schema newer than this Gatehouse is refused', async () => {
+      const s = scratch();
+      try {
+        await (await s.open()).close();
+        await admin(`INSERT INTO "${s.schema}".schema_migrations (version) VALUES ($1)`, [
+          AUDIT_POSTGRES_SCHEMA_VERSION + 1,
+        ]);
+        await assert.rejects(
+          s.open(),
+          new RegExp(
+            `schema ${s.schema}\\) is at schema version ${AUDIT_POSTGRES_SCHEMA_VERSION + 1}, newer than this Gatehouse \\(${AUDIT_POSTGRES_SCHEMA_VERSION}\\)`,
+          ),
+        );
+      } finally {
+        await s.cleanup();
+      }
+    });
+
+    test('appends arriving during a flush go together in one group commit', async () => {
+      const s = scratch();
+      const batches: Array<{ appends: number; events: number; fallback: boolean }> = [];
+      try {
+        const store = await s.open({ onBatch: (b) => batches.push(b) });
+        const events = generateEvents(500, 71);
+        await Promise.all(events.map((e) => store.append([e])));
+        assert.equal(
+          batches.reduce((n, b) => n + b.events, 0),
+          500,
+        );
+        assert.ok(batches.length <= 5, `500 concurrent appends took ${batches.length} commits`);
+        // 50 producers, each appending one event at a time: commits carry many appends each.
+        batches.length = 0;
+        const more = generateEvents(1000, 72, 'p');
+        await Promise.all(
+          Array.from({ length: 50 }, async (_, p) => {
+            for (let i = p; i < more.length; i += 50) await store.append([more[i] as AuditEvent]);
+          }),
+        );
+        assert.equal(
+          batches.reduce((n, b) => n + b.appends, 0),
+          1000,
+        );
+        assert.ok(batches.length <= 100, `1000 appends from 50 producers took ${batches.length} commits`);
+        assert.ok(batches.every((b) => !b.fallback));
+        assert.equal((await store.query({ limit: 0, countUpTo: 10_000 })).total, 1500);
+      } finally {
+        await s.cleanup();
+      }
+    });
+
+    test('a failed group commit retries each append alone; only the bad one fails', async () => {
+      const s = scratch();
+      const batches: Array<{ appends: number; events: number; fallback: boolean }> = [];
+      try {
+        const store = await s.open({ onBatch: (b) => batches.push(b) });
+        const [a, b, c, d] = generateEvents(4, 73);
+        await store.append([a as AuditEvent]);
+        batches.length = 0;
+        const results = await Promise.allSettled([
+          store.append([b as AuditEvent]),
+          store.append([c as AuditEvent, a as AuditEvent]), // duplicate id
+          store.append([d as AuditEvent]),
+        ]);
+        assert.deepEqual(
+          results.map((r) => r.status),
+          ['fulfilled', 'rejected', 'fulfilled'],
+        );
+        assert.deepEqual(batches, [{ appends: 3, events: 4, fallback: true }], 'one batch, then the fallback');
+      } finally {
+        await s.cleanup();
+      }
+    });
+
+    test('two instances writing one table: a tailing reader sees every event exactly once', async () => {
+      const s = scratch();
+      try {
+        const [one, two, reader] = await Promise.all([s.open(), s.open(), s.open()]);
+        const events = generateEvents(1200, 79);
+        let writing = true;
+        const writers = (async () => {
+          const jobs: Promise<void>[] = [];
+          for (let i = 0; i < events.length; i += 3) {
+            const store = (i / 3) % 2 === 0 ? one : two;
+            jobs.push((store as AuditStore).append(events.slice(i, i + 3)));
+            if (jobs.length % 40 === 0) await Promise.all(jobs.splice(0));
+          }
+          await Promise.all(jobs);
+          writing = false;
+        })();
+        const seen: string[] = [];
+        let position: string | undefined;
+        const pull = async () => {
+          const got = await (reader as AuditStore).tail(position, 50);
+          seen.push(...got.events.map((e) => e.id));
+          position = got.position;
+          return got.events.length;
+        };
+        while (writing) await pull();
+        await writers;
+        while ((await pull()) > 0);
+        assert.equal(seen.length, events.length, 'no event missed or repeated');
+        assert.deepEqual([...seen].sort(), events.map((e) => e.id).sort());
+      } finally {
+        await s.cleanup();
+      }
+    });
+
+    test('close waits for queued appends, then ends the pool', async () => {
+      const s = scratch();
+      try {
+        const store = await s.open();
+        const pending = Promise.all(generateEvents(300, 83).map((e) => store.append([e])));
+        await store.close();
+        await pending;
+        await assert.rejects(store.ping());
+        await assert.rejects(store.append(generateEvents(1, 84, 'late')));
+        const count = await admin<{ n: number }>(`SELECT count(*)::int AS n FROM "${s.schema}".events`);
+        assert.equal(count.rows[0]?.n, 300);
+      } finally {
+        await s.cleanup();
+      }
+    });
+
+    test('an unreachable server fails the open, and appends fail rather than hang', async () => {
+      await assert.rejects(
+        openPostgresAuditStore({ url: 'postgres://postgres@127.0.0.1:1/test?schema=nowhere' }),
+        /ECONNREFUSED|connect/,
+      );
+    });
+
+    test('openAuditStore opens PostgreSQL for postgres:// and postgresql:// URLs', async () => {
+      for (const scheme of ['postgres', 'postgresql']) {
+        const schema = freshSchema();
+        const url = withSchema(schema).replace(/^postgres(ql)?:/, `${scheme}:`);
+        const store = await openAuditStore(url, { sqlitePath: '/nonexistent/never.db', synchronous: 'FULL' });
+        try {
+          await store.append(generateEvents(2, 89));
+          assert.equal((await store.query({ limit: 5, countUpTo: 5 })).total, 2);
+          const exists = await admin(`SELECT 1 FROM "${schema}".events`);
+          assert.equal(exists.rowCount, 2);
+        } finally {
+          await store.close();
+          await admin(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+        }
+      }
+    });
+
+    test('newest first with one selective filter, and a cursor page, are index scans without a sort', async () => {
+      const s = scratch();
+      try {
+        const store = await s.open();
+        // Each filter below selects 1% of the rows: reading the primary key backwards would be the
+        // wrong plan.
+        const events = generateEvents(5000, 97).map((e, i): AuditEvent => {
+          if (i % 100 === 0) {
+            const rare = { kind: 'system', id: 'rare' } as const;
+            return { ...e, actor: rare, target: { kind: 'x', id: 'rare' }, session_id: 'rare', success: false };
+          }
+          const common = { ...e, success: true };
+          return e.actor.kind === 'system' ? { ...common, actor: { kind: 'user', id: 'u-9' } } : common;
+        });
+        for (let i = 0; i < events.length; i += 1000) await store.append(events.slice(i, i + 1000));
+        await admin(`ANALYZE "${s.schema}".events`);
+        const plan = async (where: string, params: unknown[]) => {
+          const r = await admin<{ 'QUERY PLAN': string }>(
+            `EXPLAIN SELECT seq, body FROM "${s.schema}".events ${where} ORDER BY seq DESC LIMIT 21`,
+            params,
+          );
+          return r.rows.map((row) => row['QUERY PLAN']).join('\n');
+        };
+        for (const [where, params, index] of [
+          ['WHERE actor_id = $1 AND seq < $2', ['rare', 4000], 'events_actor'],
+          ['WHERE actor_kind = $1', ['system'], 'events_actor_kind'],
+          ['WHERE session_id = $1 AND seq < $2', ['rare', 4000], 'events_session'],
+          ['WHERE target_id = $1', ['rare'], 'events_target'],
+          ['WHERE seq < $1', [4000], 'events_pkey'],
+          ['WHERE NOT success', [], 'events_failed'],
+        ] as const) {
+          const p = await plan(where, [...params]);
+          assert.match(p, new RegExp(index), `${where}:\n${p}`);
+          assert.doesNotMatch(p, /Seq Scan|Sort/, `${where}:\n${p}`);
+        }
+      } finally {
+        await s.cleanup();
+      }
+    });
+  });
+}
