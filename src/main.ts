@@ -1,7 +1,7 @@
 // The gatehouse command: `gatehouse start [--config FILE]`.
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from './config/load.js';
-import { startGatehouse, VERSION } from './server.js';
+import { StartupError, startGatehouse, VERSION } from './server.js';
 
 const USAGE = `usage: gatehouse start [--config FILE]
 
@@ -42,6 +42,10 @@ async function main(argv: string[]): Promise<number> {
     if (e instanceof ConfigError) {
       process.stderr.write(`gatehouse: ${e.message}\n`);
       return 2;
+    }
+    if (e instanceof StartupError) {
+      process.stderr.write(`gatehouse: ${e.message}\n`);
+      return 1;
     }
     const err = e as NodeJS.ErrnoException;
     if (err.code === 'EADDRINUSE') {

@@ -5,8 +5,8 @@ import { isAbsolute, resolve } from 'node:path';
 import pino from 'pino';
 import { buildApi } from './api/build-api.js';
 import type { RegisteredRoute } from './api/route-config.js';
+import { openAuditStore } from './audit/open.js';
 import { startAuditRetention } from './audit/retention.js';
-import { openSqliteAuditStore } from './audit/sqlite.js';
 import type { AuditStore } from './audit/types.js';
 import { openSqliteBackend } from './backend/sqlite.js';
 import type { Backend } from './backend/types.js';
@@ -23,6 +23,14 @@ import { createServices, type Services } from './services.js';
 export const VERSION = (
   JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
 ).version;
+
+/** Gatehouse could not start for a reason outside its config (a store down, a port taken). */
+export class StartupError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StartupError';
+  }
+}
 
 export interface Gatehouse {
   authUrl?: string;
@@ -97,13 +105,15 @@ export async function startGatehouse(
   });
   let auditStore: AuditStore;
   try {
-    auditStore = openSqliteAuditStore({
-      path: storePath('audit_url', config.audit_url, resolve(dataDir, 'audit.db')),
+    auditStore = await openAuditStore(config.audit_url, {
+      sqlitePath: resolve(dataDir, 'audit.db'),
       synchronous: config.sqlite.synchronous,
     });
   } catch (e) {
     await backend.close();
-    throw e;
+    if (e instanceof ConfigError) throw e;
+    // Unreachable or refusing: say which store, and why, without a stack trace (or the URL's password).
+    throw new StartupError(`cannot open the audit store (audit_url): ${(e as Error).message}`, { cause: e });
   }
   const metrics = config.metrics_enabled ? createMetrics({ prefix: config.metrics_prefix, clock }) : undefined;
   metrics?.setHealthChecks({ backend: () => backend.ping(), audit: () => auditStore.ping() });

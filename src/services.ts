@@ -2,7 +2,7 @@
 // shared by every listener.
 
 import { resolve } from 'node:path';
-import { type AgentService, createAgentService } from './api/agents/agents.service.js';
+import { type AgentBasics, type AgentServices, createAgentBasics, createAgentServices } from './agents/wiring.js';
 import { type AuditReadService, createAuditReadService } from './api/audit/audit.service.js';
 import { createResourceService, type ResourceService } from './api/resources/resources.service.js';
 import { createRoleService, type RoleService } from './api/roles/roles.service.js';
@@ -10,6 +10,7 @@ import { createUserService, type UserService } from './api/users/users.service.j
 import { createWebhookService, type WebhookService } from './api/webhooks/webhooks.service.js';
 import { type AuditLog, createAuditLog } from './audit/audit-log.js';
 import type { AuditStore } from './audit/types.js';
+import { recordDelegationTrail } from './auth/delegation-trail.js';
 import { createLoginThrottle } from './auth/login-throttle.js';
 import { createPolicyResolver } from './auth/policy-resolver.js';
 import { createTokenIndex } from './auth/token-index.js';
@@ -24,14 +25,13 @@ import type { Metrics } from './observability/metrics.js';
 import { createWebhookDispatcher, dispatcherOptionsFrom, type WebhookDispatcher } from './webhooks/dispatcher.js';
 import { createSecretBox, webhookSecretKeyPath } from './webhooks/secret-box.js';
 
-export interface Services {
+export interface Services extends AgentServices, AgentBasics {
   state: StateStore;
   audit: AuditLog;
   tokens: TokenService;
   users: UserService;
   roles: RoleService;
   resources: ResourceService;
-  agents: AgentService;
   webhooks: WebhookService;
   /** Not running until start() (the server starts it; scripts that only build services do not). */
   webhookDispatcher: WebhookDispatcher;
@@ -53,9 +53,11 @@ export async function createServices(deps: {
   const { config, backend, auditStore, clock } = deps;
   const cache = await createStateCache(backend);
   const state = createStateStore(backend, cache);
-  const audit = createAuditLog({ store: auditStore, clock });
+  // Events of an agent acting for a user name both (data.on_behalf_of).
+  const audit = recordDelegationTrail(createAuditLog({ store: auditStore, clock }));
   const policies = createPolicyResolver(state);
   const tokenIndex = createTokenIndex(state);
+  const agentBasics = createAgentBasics({ config, state, clock, tokenIndex });
   const throttle = createLoginThrottle(
     {
       maxFailures: config.login_throttle.max_failures,
@@ -70,17 +72,37 @@ export async function createServices(deps: {
     throttle,
     policies,
     index: tokenIndex,
+    usage: agentBasics.usage,
+    agentRequestsPerMinute: config.agents.requests_per_minute,
     settings: {
       accessTtlMs: parseDuration(config.tokens.access_ttl) as number,
       refreshTtlMs: parseDuration(config.tokens.refresh_ttl) as number,
     },
     ...(deps.onFailedLogin ? { onFailedLogin: deps.onFailedLogin } : {}),
   });
-  const users = createUserService({ state, audit, clock, tokens, tokenIndex, policies });
+  const users = createUserService({
+    state,
+    audit,
+    clock,
+    tokens,
+    tokenIndex,
+    policies,
+    killSwitch: agentBasics.killSwitch,
+  });
   const roles = createRoleService({ state, audit, clock });
   const resources = createResourceService({ state, audit, clock });
-  const agents = createAgentService({ state, audit, clock, policies, tokens, users });
   const box = createSecretBox(webhookSecretKeyPath(resolve(config.data_dir)));
+  // Agent JWT signing keys are sealed with the same data-dir key as webhook secrets.
+  const agentServices = createAgentServices(agentBasics, {
+    config,
+    state,
+    audit,
+    clock,
+    policies,
+    tokenIndex,
+    tokens,
+    box,
+  });
   const policy = { allowedHosts: config.webhook_allowed_hosts };
   const webhooks = createWebhookService({ state, audit, clock, box, policy });
   const webhookDispatcher = createWebhookDispatcher({
@@ -102,12 +124,16 @@ export async function createServices(deps: {
     users,
     roles,
     resources,
-    agents,
+    ...agentBasics,
+    ...agentServices,
     webhooks,
     webhookDispatcher,
     auditRead: createAuditReadService({ audit }),
     readiness: { backend: () => backend.ping(), audit: () => auditStore.ping() },
     ...(deps.metrics ? { metrics: deps.metrics } : {}),
-    close: () => cache.close(),
+    close: () => {
+      agentBasics.usage.stop();
+      cache.close();
+    },
   };
 }

@@ -158,7 +158,7 @@ describe('StateCache over the sqlite backend', () => {
     const sweeping = openSqliteBackend({ path: join(tmp.dir, 'sweep.db'), sweepIntervalMs: 20 });
     const cache = await createStateCache(sweeping);
     try {
-      await sweeping.put('s/1', json(1), { expiresAt: Date.now() + 50 });
+      await sweeping.put('s/1', json(1), { expiresAt: Date.now() + 1000 });
       await sweeping.put('s/2', json(2));
       assert.deepEqual(keysOf(cache.list('s/')), ['s/1', 's/2']);
       await eventually(() => cache.list('s/').length === 1, 'the sweeper delete reaches the cache');

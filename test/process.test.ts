@@ -99,7 +99,20 @@ test('a bad setting stops the process with a message naming the key', async () =
     /not loopback; configure tls/,
   );
   await assert.rejects(
-    run({ GATEHOUSE_DATA_DIR: dataDir, GATEHOUSE_AUDIT_URL: 'postgres://127.0.0.1/test' }),
+    run({ GATEHOUSE_DATA_DIR: dataDir, GATEHOUSE_AUDIT_URL: 'mysql://127.0.0.1/test' }),
     /audit_url/,
+  );
+});
+
+test('an unreachable audit store stops the start with one clear line, not a stack trace', async () => {
+  const dataDir = tempDir();
+  await assert.rejects(
+    run({ GATEHOUSE_DATA_DIR: dataDir, GATEHOUSE_AUDIT_URL: 'postgres://postgres@127.0.0.1:1/test' }),
+    (e: Error & { code?: number }) => {
+      assert.equal(e.code, 1);
+      assert.match(e.message, /cannot open the audit store \(audit_url\)/);
+      assert.ok(!/\n\s+at /.test(e.message), `stack trace printed: ${e.message}`);
+      return true;
+    },
   );
 });

@@ -118,17 +118,22 @@ describe('agents', () => {
     const agent = (await admin('POST', '/v1/agents', { name: 'reader-bot', roles: ['auditor'] })).json;
     const creds = await admin('POST', `/v1/agents/${agent.id}/credentials`, { ttl: 600 });
     assert.equal(creds.status, 201);
+    assert.equal(creds.json.type, 'token', 'a short-lived token is the default');
     assert.equal(creds.json.expires_in, 600);
-    assert.match(creds.json.api_key, /^ghk_/);
     const events = await api(server.url, 'GET', '/v1/events?per_page=1', { token: creds.json.access_token });
     assert.equal(events.status, 200);
     assert.equal((await api(server.url, 'GET', '/v1/users', { token: creds.json.access_token })).status, 403);
-    const viaKey = await api(server.url, 'POST', '/v1/auth/token', { body: { api_key: creds.json.api_key } });
+    const key = await admin('POST', `/v1/agents/${agent.id}/credentials`, { type: 'api_key', ttl: 600 });
+    assert.equal(key.status, 201);
+    assert.match(key.json.api_key, /^ghk_/);
+    const viaKey = await api(server.url, 'POST', '/v1/auth/token', { body: { api_key: key.json.api_key } });
     assert.equal(viaKey.status, 200);
+    assert.ok(viaKey.json.expires_in <= 600, 'no token outlives the API key credential it came from');
     const issued = await admin('GET', `/v1/events?type=agent.credentials.issued&target=${agent.id}`);
-    assert.equal(issued.json.events.length, 1);
-    assert.ok(!issued.text.includes(creds.json.api_key));
-    const tooLong = await admin('POST', `/v1/agents/${agent.id}/credentials`, { ttl: 7200 });
+    assert.equal(issued.json.events.length, 2);
+    assert.ok(!issued.text.includes(key.json.api_key));
+    assert.ok(!issued.text.includes(creds.json.access_token));
+    const tooLong = await admin('POST', `/v1/agents/${agent.id}/credentials`, { ttl: 7 * 86_400 });
     assert.equal(tooLong.status, 400);
   });
 
@@ -165,8 +170,10 @@ describe('agents', () => {
     assert.equal((await api(server.url, 'GET', '/v1/events', { token: c2.access_token })).status, 200);
     await admin('PUT', '/v1/roles/events-reader', { name: 'events-reader', allow: {} });
     assert.equal((await api(server.url, 'GET', '/v1/events', { token: c2.access_token })).status, 403);
-    // Deleting the owner is refused while they own agents.
+    // Deleting the owner revokes the agents they own, with their tokens (see agents-lifecycle tests).
     const del = await admin('DELETE', `/v1/users/${owner2.id}`);
-    assert.equal(del.status, 409);
+    assert.equal(del.status, 204);
+    assert.equal((await admin('GET', `/v1/agents/${a2.json.id}`)).json.status, 'revoked');
+    assert.equal((await api(server.url, 'GET', '/v1/events', { token: c2.access_token })).status, 401);
   });
 });

@@ -18,6 +18,8 @@ const SAMPLE_IDS: Record<string, string> = {
   sessions: 'sess_0000000000000000000000zzzz',
   webhooks: 'whk_0000000000000000000000zzzz',
   'api-keys': 'key_0000000000000000000000zzzz',
+  credentials: 'cred_0000000000000000000000zzzz',
+  delegations: 'user_0000000000000000000000zzzz',
 };
 
 function concretePath(url: string): string {
@@ -26,6 +28,7 @@ function concretePath(url: string): string {
     .map((p, i) => {
       if (p === ':id') return SAMPLE_IDS[parts[i - 1] as string] ?? 'x';
       if (p === ':key_id') return SAMPLE_IDS['api-keys'];
+      if (p === ':credential_id' || p === ':user_id') return SAMPLE_IDS[parts[i - 1] as string] ?? 'x';
       return p;
     })
     .join('/');
@@ -54,6 +57,8 @@ const PUBLIC_ROUTES = new Set([
   'GET /healthz',
   'GET /readyz',
   'GET /v1/openapi.json',
+  // Public keys of agent JWTs: third parties fetch them without credentials to verify tokens (RFC 7517).
+  'GET /.well-known/jwks.json',
 ]);
 
 describe('route table', () => {

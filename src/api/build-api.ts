@@ -5,7 +5,8 @@ import Fastify, { type FastifyBaseLogger, LogController } from 'fastify';
 import { installRequestMetrics } from '../observability/http-metrics.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { Services } from '../services.js';
-import { agentRoutes } from './agents/agents.routes.js';
+import { installAgentRateLimit } from './agents/agent-limits.js';
+import { agentRoutes, jwksRoute } from './agents/agents.routes.js';
 import type { App } from './app-types.js';
 import { auditRoutes } from './audit/audit.routes.js';
 import { GatehouseError } from './errors.js';
@@ -97,11 +98,13 @@ export async function buildApi(services: Services, opts: ApiOptions): Promise<{ 
   await app.register(async (api) => {
     const scoped = api as unknown as App;
     installSecurity(scoped, { tokens: services.tokens, audit: services.audit });
+    installAgentRateLimit(scoped, services);
     tokenRoutes(scoped, services);
     userRoutes(scoped, services);
     roleRoutes(scoped, services);
     resourceRoutes(scoped, services);
     agentRoutes(scoped, services);
+    jwksRoute(scoped, services);
     webhookRoutes(scoped, services);
     sessionRoutes(scoped, services);
     auditRoutes(scoped, services);

@@ -8,6 +8,7 @@ export const ERROR_CATALOGUE = {
   token_revoked: { status: 401, title: 'The token has been revoked' },
   invalid_credentials: { status: 401, title: 'The credentials are not valid' },
   principal_disabled: { status: 401, title: 'The principal is not active' },
+  agent_suspended: { status: 401, title: 'The agent is suspended' },
   forbidden: { status: 403, title: 'The caller is not allowed to do this' },
   not_found: { status: 404, title: 'Not found' },
   method_not_allowed: { status: 405, title: 'Method not allowed' },

@@ -9,6 +9,10 @@ export const EVENT_TYPES = {
   },
   'auth.login.failed': { code: 'GH1004W', description: 'A token request or refresh failed.' },
   'auth.login.throttled': { code: 'GH1005W', description: 'Too many failures from one source; refused.' },
+  'auth.token.exchanged': {
+    code: 'GH1006I',
+    description: 'An agent exchanged a user token and its own for a token acting for the user (RFC 8693).',
+  },
   'user.created': { code: 'GH2000I', description: 'A user was created.' },
   'user.deleted': { code: 'GH2001I', description: 'A user was deleted; their keys and tokens were revoked.' },
   'user.api_key.created': { code: 'GH2002I', description: 'An API key was created for a user.' },
@@ -20,6 +24,27 @@ export const EVENT_TYPES = {
   'resource.deleted': { code: 'GH2201I', description: 'A database, server or app was removed.' },
   'agent.created': { code: 'GH2300I', description: 'An AI agent identity was created.' },
   'agent.credentials.issued': { code: 'GH2301I', description: 'Credentials were issued to an agent.' },
+  'agent.updated': { code: 'GH2302I', description: "An agent's name, description, labels, roles or limits changed." },
+  'agent.suspended': {
+    code: 'GH2303W',
+    description: 'An agent was suspended: every token, credential and session it held was ended.',
+  },
+  'agent.reactivated': { code: 'GH2304I', description: 'A suspended agent was made active again.' },
+  'agent.revoked': {
+    code: 'GH2305W',
+    description: 'An agent was revoked for good: every token, credential and session it held was ended.',
+  },
+  'agent.deleted': { code: 'GH2306I', description: 'An agent was removed after everything it held was revoked.' },
+  'agent.credential.revoked': { code: 'GH2307I', description: 'One agent credential and its tokens were revoked.' },
+  'agent.delegation.granted': { code: 'GH2308I', description: 'A user allowed an agent to act for them.' },
+  'agent.delegation.revoked': {
+    code: 'GH2309I',
+    description: "A user withdrew an agent's permission to act for them; its tokens for the user were revoked.",
+  },
+  'agent.rate_limited': {
+    code: 'GH2310W',
+    description: 'An agent exceeded its request or credential-issuance limit (recorded at most once a minute).',
+  },
   'webhook.created': { code: 'GH2400I', description: 'A webhook was created.' },
   'webhook.deleted': { code: 'GH2401I', description: 'A webhook was deleted with its delivery records.' },
   'webhook.disabled': {

@@ -173,8 +173,7 @@ function decodeBody(body: AuditEvent | { [RAW_KEY]: string }): AuditEvent {
     : (body as AuditEvent);
 }
 
-const column = (v: string | undefined): string | null =>
-  v === undefined ? null : v.includes('\u0000') ? v.replace(/\u0000/g, '\ufffd') : v;
+const column = (v: string | undefined): string | null => (v === undefined ? null : v.replaceAll('\u0000', '\ufffd'));
 
 interface Pending {
   events: AuditEvent[];
@@ -196,7 +195,7 @@ export async function openPostgresAuditStore(opts: PostgresAuditOptions): Promis
   const pool = new pg.Pool({
     connectionString,
     max: opts.poolSize ?? 10,
-    connectionTimeoutMillis: 10_000,
+    connectionTimeoutMillis: 5_000, // readiness checks (ping) must not hang on an unreachable server
     idleTimeoutMillis: 30_000,
   });
   pool.on('error', (error) => opts.onError?.(error));
@@ -208,7 +207,7 @@ export async function openPostgresAuditStore(opts: PostgresAuditOptions): Promis
   }
 
   const appendSql = `SELECT ${s}.append_events($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::boolean[], $9::jsonb[])`;
-  const appendName = `gatehouse-audit-append-${schema}`;
+  const appendName = 'gatehouse-audit-append'; // one pool per store, so one schema per connection
 
   async function insert(events: AuditEvent[]): Promise<void> {
     const columns: unknown[][] = [[], [], [], [], [], [], [], [], []];

@@ -36,10 +36,11 @@ export function createPolicyResolver(state: StateStore) {
   return {
     roleByName,
     forUser: (user: UserRecord): Policy => forRoles(user.roles, user.traits),
-    forAgent(agent: AgentRecord): Policy {
+    /** The agent's roles (or the given subset of them, for a scoped credential) within its owner's. */
+    forAgent(agent: AgentRecord, roles: readonly string[] = agent.roles): Policy {
       const owner = state.get<UserRecord>(keys.user(agent.owner))?.value;
-      if (!owner || owner.status !== 'active') return DENY_ALL;
-      return intersectPolicies(forRoles(agent.roles, owner.traits), forRoles(owner.roles, owner.traits));
+      if (owner?.status !== 'active') return DENY_ALL;
+      return intersectPolicies(forRoles(roles, owner.traits), forRoles(owner.roles, owner.traits));
     },
   };
 }

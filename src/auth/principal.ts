@@ -2,13 +2,26 @@
 import type { Policy } from '../rbac/policy.js';
 import type { PrincipalKind } from './records.js';
 
+export interface PrincipalName {
+  kind: PrincipalKind;
+  id: string;
+  name: string;
+}
+
 export interface Principal {
   kind: PrincipalKind;
   id: string;
   name: string;
+  /** For an agent: the roles this token may use (a scoped credential narrows the agent's). */
   roles: readonly string[];
   /** For an agent: the accountable user, whose permissions bound the agent's. */
   owner?: string;
+  /** For an agent acting for a user through token exchange (RFC 8693): that user. */
+  onBehalfOf?: PrincipalName;
+  /** For an agent: the credential the token belongs to, if any. */
+  credentialId?: string;
+  /** For an agent: its request budget per minute. */
+  requestsPerMinute?: number;
   tokenHash: string;
   tokenFamily: string;
   policy: Policy;
@@ -23,13 +36,26 @@ export interface RequestContext {
   system?: string;
 }
 
-export function actorOf(ctx: RequestContext): {
+/**
+ * Marks an audit actor that acts for someone else. A symbol, so it never reaches the stored event by
+ * itself: the delegation trail (delegation-trail.ts) turns it into `data.on_behalf_of`.
+ */
+export const ON_BEHALF_OF: unique symbol = Symbol('on_behalf_of');
+
+export interface Actor {
   kind: 'user' | 'agent' | 'system' | 'anonymous';
   id?: string;
   name?: string;
-} {
+  [ON_BEHALF_OF]?: PrincipalName;
+}
+
+export function actorOf(ctx: RequestContext): Actor {
   const p = ctx.principal;
-  if (p) return { kind: p.kind, id: p.id, name: p.name };
+  if (p) {
+    const actor: Actor = { kind: p.kind, id: p.id, name: p.name };
+    if (p.onBehalfOf) actor[ON_BEHALF_OF] = p.onBehalfOf;
+    return actor;
+  }
   return ctx.system ? { kind: 'system', name: ctx.system } : { kind: 'anonymous' };
 }
 

@@ -17,16 +17,76 @@ export interface UserRecord {
   updated_at: string;
 }
 
+export type AgentStatus = 'active' | 'suspended' | 'revoked';
+
+export interface AgentLimits {
+  /** Requests per minute with this agent's tokens; null: the cluster default. */
+  requests_per_minute: number | null;
+  /** Credentials issued to this agent per minute (credentials endpoint and token exchange). */
+  credentials_per_minute: number | null;
+}
+
 export interface AgentRecord {
   id: string;
   name: string;
-  status: 'active' | 'suspended' | 'revoked';
+  status: AgentStatus;
   owner: string;
   roles: string[];
   description: string;
   labels: Record<string, string>;
+  /** Upper bound of any credential's lifetime in seconds; null: the cluster's maximum. */
+  max_credential_ttl?: number | null;
+  rate_limit?: AgentLimits;
   created_at: string;
   updated_at: string;
+}
+
+export type CredentialType = 'api_key' | 'token' | 'jwt';
+
+/** What was issued to an agent (metadata only; secrets are shown once and never stored). */
+export interface CredentialRecord {
+  id: string;
+  agent_id: string;
+  type: CredentialType;
+  /** The roles the credential may use (a subset of the agent's); absent: all of the agent's roles. */
+  roles?: string[];
+  audience?: string;
+  /** Set when the credential lets the agent act for a user (token exchange). */
+  on_behalf_of?: PrincipalRef;
+  created_by: { kind: string; id?: string };
+  created_at: string;
+  expires_at: string;
+  revoked_at?: string;
+  revoked_reason?: string;
+  api_key_id?: string;
+  token_family?: string;
+  /** The signing key of a JWT. */
+  kid?: string;
+}
+
+/** A user's consent that an agent may act for them (token exchange needs it). */
+export interface DelegationGrant {
+  agent_id: string;
+  user_id: string;
+  created_at: string;
+  created_by: { kind: string; id?: string };
+  expires_at?: string;
+}
+
+/** An Ed25519 signing key for agent JWTs; the private half is sealed (AES-GCM) with the data dir's key. */
+export interface SigningKeyRecord {
+  kid: string;
+  alg: 'EdDSA';
+  generation: number;
+  public_jwk: { kty: string; crv: string; x: string };
+  private_sealed: string;
+  created_at: string;
+  /** Signs tokens from here … */
+  active_from: number;
+  /** … until here; */
+  active_until: number;
+  /** and stays published until the last token it signed can have expired. */
+  published_until: number;
 }
 
 export interface RoleRecord extends RoleSpec {
@@ -44,6 +104,9 @@ export interface ApiKeyRecord {
   principal: PrincipalRef;
   created_at: string;
   expires_at?: string;
+  /** Agent credentials: the roles tokens from this key may use, and the credential it belongs to. */
+  roles?: string[];
+  credential_id?: string;
 }
 
 export interface TokenRecord {
@@ -55,7 +118,17 @@ export interface TokenRecord {
   issued_at: number;
   expires_at: number;
   revoked_at?: number;
+  /** Why it was revoked, when the reason matters to the holder (e.g. agent_suspended). */
+  revoked_reason?: string;
   used_at?: number;
+  /** Agent tokens: the roles they may use (absent: all of the agent's roles). */
+  roles?: string[];
+  /** The agent credential the token belongs to (its last use is tracked, revoking it ends the token). */
+  credential_id?: string;
+  /** No token of this login outlives this (epoch ms): the expiry of the agent credential it came from. */
+  not_after?: number;
+  /** Delegation (RFC 8693): the agent (principal) acts for this user. */
+  on_behalf_of?: PrincipalRef;
 }
 
 export const keys = {
@@ -71,4 +144,10 @@ export const keys = {
   apiKeyHash: (hash: string) => `index/apikeys/hash/${hash}`,
   token: (hash: string) => `tokens/${hash}`,
   session: (id: string) => `sessions/${id}`,
+  credential: (agentId: string, id: string) => `credentials/${agentId}/${id}`,
+  credentialsOf: (agentId: string) => `credentials/${agentId}/`,
+  delegation: (agentId: string, userId: string) => `delegations/${agentId}/${userId}`,
+  delegationsOf: (agentId: string) => `delegations/${agentId}/`,
+  signingKey: (generation: number) => `jwks/${String(generation).padStart(12, '0')}`,
+  usage: (kind: 'agent' | 'credential', id: string) => `usage/${kind}/${id}`,
 };

@@ -9,9 +9,12 @@ export function createTokenIndex(state: StateStore) {
   const byGroup = new Map<string, Set<string>>();
   const groupsOf = new Map<string, string[]>();
 
+  // A delegated token belongs to both principals: ending either ends it.
   const groups = (t: TokenRecord): string[] => {
     const g = [`p:${t.principal.id}`, `f:${t.family}`];
     if (t.api_key_id) g.push(`k:${t.api_key_id}`);
+    if (t.credential_id) g.push(`c:${t.credential_id}`);
+    if (t.on_behalf_of) g.push(`p:${t.on_behalf_of.id}`);
     return g;
   };
   function remove(key: string): void {
@@ -45,5 +48,6 @@ export function createTokenIndex(state: StateStore) {
     ofPrincipal: (id: string) => members(`p:${id}`),
     ofFamily: (family: string) => members(`f:${family}`),
     ofApiKey: (id: string) => members(`k:${id}`),
+    ofCredential: (id: string) => members(`c:${id}`),
   };
 }

@@ -1,5 +1,7 @@
 // Access and refresh tokens: issued from an API key, rotated on refresh with reuse detection,
-// revoked at once, and checked on every request with one hash and cache lookups.
+// revoked at once, and checked on every request with one hash and cache lookups. Agent tokens may
+// be scoped to some of the agent's roles, bounded by the credential they came from, and may act for
+// a user (token exchange); all of that is checked here, per request, against the cache.
 
 import { randomBytes } from 'node:crypto';
 import { GatehouseError } from '../api/errors.js';
@@ -8,18 +10,21 @@ import type { StateStore } from '../backend/state.js';
 import { BackendError, type Operation } from '../backend/types.js';
 import type { Clock } from '../lib/clock.js';
 import { generateSecret, hashSecret, hasSecretShape } from '../lib/secrets.js';
+import { intersectPolicies } from '../rbac/policy.js';
 import type { LoginThrottle } from './login-throttle.js';
 import type { PolicyResolver } from './policy-resolver.js';
 import { actorOf, eventContext, type Principal, type RequestContext } from './principal.js';
 import {
   type AgentRecord,
   type ApiKeyRecord,
+  type DelegationGrant,
   keys,
   type PrincipalRef,
   type TokenRecord,
   type UserRecord,
 } from './records.js';
 import type { TokenIndex } from './token-index.js';
+import { TOMBSTONE_MS, tokenRevocationOps } from './token-revocation.js';
 
 export interface TokenResponse {
   access_token: string;
@@ -34,8 +39,26 @@ export interface TokenSettings {
   refreshTtlMs: number;
 }
 
-/** Revoked and expired tokens are kept this long so a caller hears why, then swept. */
-const TOMBSTONE_MS = 24 * 3_600_000;
+/** What an agent's token carries beyond its principal. */
+export interface AgentTokenScope {
+  roles?: string[];
+  credential_id?: string;
+  not_after?: number;
+  on_behalf_of?: PrincipalRef;
+}
+
+/** Marks uses of agents and credentials (last_used_at); see agents/usage.ts. */
+export interface UsageMarks {
+  agentUsed(agentId: string): void;
+  credentialUsed(credentialId: string, expiresAt: number): void;
+}
+
+/** A resolved access token: its record and the principal it acts as. */
+export interface ResolvedToken {
+  hash: string;
+  record: TokenRecord;
+  principal: Principal;
+}
 
 export type TokenService = ReturnType<typeof createTokenService>;
 
@@ -47,9 +70,13 @@ export function createTokenService(deps: {
   throttle: LoginThrottle;
   policies: PolicyResolver;
   index: TokenIndex;
+  usage?: UsageMarks;
+  /** Requests per minute of an agent without its own limit. */
+  agentRequestsPerMinute?: number;
   onFailedLogin?: () => void;
 }) {
   const { state, audit, clock, settings } = deps;
+  const agentRpm = deps.agentRequestsPerMinute ?? 600;
 
   function principalRecord(ref: PrincipalRef): UserRecord | AgentRecord | undefined {
     return ref.kind === 'user'
@@ -57,13 +84,27 @@ export function createTokenService(deps: {
       : state.get<AgentRecord>(keys.agent(ref.id))?.value;
   }
 
-  function tokenOps(ref: PrincipalRef, family: string, apiKeyId: string | undefined, accessTtlMs: number) {
+  function tokenOps(
+    ref: PrincipalRef,
+    family: string,
+    apiKeyId: string | undefined,
+    accessTtlMs: number,
+    scope: AgentTokenScope = {},
+  ) {
     const now = clock();
     const access = generateSecret('accessToken');
     const refresh = generateSecret('refreshToken');
-    const base = { principal: ref, family, issued_at: now, ...(apiKeyId ? { api_key_id: apiKeyId } : {}) };
-    const accessRecord: TokenRecord = { ...base, kind: 'access', expires_at: now + accessTtlMs };
-    const refreshRecord: TokenRecord = { ...base, kind: 'refresh', expires_at: now + settings.refreshTtlMs };
+    const base = {
+      principal: ref,
+      family,
+      issued_at: now,
+      ...(apiKeyId ? { api_key_id: apiKeyId } : {}),
+      ...scope,
+    };
+    // No token outlives the credential it came from.
+    const cap = (ms: number) => Math.min(now + ms, scope.not_after ?? Number.POSITIVE_INFINITY);
+    const accessRecord: TokenRecord = { ...base, kind: 'access', expires_at: cap(accessTtlMs) };
+    const refreshRecord: TokenRecord = { ...base, kind: 'refresh', expires_at: cap(settings.refreshTtlMs) };
     const ops: Operation[] = [accessRecord, refreshRecord].map((r, i) => ({
       type: 'put',
       key: keys.token(hashSecret(i === 0 ? access : refresh)),
@@ -73,12 +114,25 @@ export function createTokenService(deps: {
     const response: TokenResponse = {
       access_token: access,
       token_type: 'Bearer',
-      expires_in: Math.round(accessTtlMs / 1000),
+      expires_in: Math.round((accessRecord.expires_at - now) / 1000),
       refresh_token: refresh,
-      refresh_expires_in: Math.round(settings.refreshTtlMs / 1000),
+      refresh_expires_in: Math.round((refreshRecord.expires_at - now) / 1000),
     };
     return { ops, response };
   }
+
+  /** Scope of the tokens an API key yields: an agent credential's roles and expiry. */
+  const scopeOfKey = (key: ApiKeyRecord): AgentTokenScope => ({
+    ...(key.roles ? { roles: key.roles } : {}),
+    ...(key.credential_id ? { credential_id: key.credential_id } : {}),
+    ...(key.principal.kind === 'agent' && key.expires_at ? { not_after: Date.parse(key.expires_at) } : {}),
+  });
+  const scopeOfToken = (r: TokenRecord): AgentTokenScope => ({
+    ...(r.roles ? { roles: r.roles } : {}),
+    ...(r.credential_id ? { credential_id: r.credential_id } : {}),
+    ...(r.not_after !== undefined ? { not_after: r.not_after } : {}),
+    ...(r.on_behalf_of ? { on_behalf_of: r.on_behalf_of } : {}),
+  });
 
   async function loginFailed(ctx: RequestContext, reason: string, code: 'invalid_credentials' | 'invalid_token') {
     deps.throttle.recordFailure(ctx.remoteAddr);
@@ -114,21 +168,85 @@ export function createTokenService(deps: {
 
   const isActive = (r: UserRecord | AgentRecord | undefined): boolean => r?.status === 'active';
 
-  async function revokeKeys(tokenKeys: string[]): Promise<number> {
-    const now = clock();
-    const ops: Operation[] = [];
-    for (const key of tokenKeys) {
-      const item = state.get<TokenRecord>(key);
-      if (!item || item.value.revoked_at !== undefined) continue;
-      ops.push({
-        type: 'put',
-        key,
-        value: JSON.stringify({ ...item.value, revoked_at: now }),
-        expiresAt: item.value.expires_at + TOMBSTONE_MS,
-      });
-    }
+  async function revokeKeys(tokenKeys: string[], reason?: string): Promise<number> {
+    const ops = tokenRevocationOps(state, tokenKeys, clock(), reason);
     if (ops.length > 0) await state.write([], ops);
     return ops.length;
+  }
+
+  /** Why a revoked token no longer works: a suspended agent says so (agent_suspended). */
+  function revokedError(record: TokenRecord): GatehouseError {
+    if (record.principal.kind === 'agent') {
+      const agent = state.get<AgentRecord>(keys.agent(record.principal.id))?.value;
+      if (agent?.status === 'suspended') return agentSuspended();
+      if (agent?.status === 'revoked') return new GatehouseError('token_revoked', 'the agent was revoked');
+    }
+    return new GatehouseError('token_revoked', 'the access token was revoked');
+  }
+  const agentSuspended = () => new GatehouseError('agent_suspended', 'the agent is suspended; its tokens were revoked');
+
+  /** The principal an agent token acts as: its scoped roles within its owner's, and a delegating user's. */
+  function agentPrincipal(record: TokenRecord, hash: string): Principal {
+    const agent = state.get<AgentRecord>(keys.agent(record.principal.id))?.value;
+    if (!agent) throw new GatehouseError('principal_disabled', 'the agent no longer exists');
+    if (agent.status === 'suspended') throw agentSuspended();
+    if (agent.status !== 'active') throw new GatehouseError('token_revoked', 'the agent was revoked');
+    const scope = record.roles;
+    const roles = scope ? agent.roles.filter((r) => scope.includes(r)) : agent.roles;
+    let policy = deps.policies.forAgent(agent, roles);
+    const principal: Principal = {
+      kind: 'agent',
+      id: agent.id,
+      name: agent.name,
+      roles,
+      owner: agent.owner,
+      tokenHash: hash,
+      tokenFamily: record.family,
+      policy,
+      requestsPerMinute: agent.rate_limit?.requests_per_minute ?? agentRpm,
+    };
+    if (record.credential_id) principal.credentialId = record.credential_id;
+    const subject = record.on_behalf_of;
+    if (subject) {
+      const user = state.get<UserRecord>(keys.user(subject.id))?.value;
+      if (user?.status !== 'active')
+        throw new GatehouseError('principal_disabled', 'the user this agent acts for is not active');
+      const grant = state.get<DelegationGrant>(keys.delegation(agent.id, user.id))?.value;
+      if (!grant || (grant.expires_at !== undefined && Date.parse(grant.expires_at) <= clock()))
+        throw new GatehouseError('token_revoked', 'the user no longer allows this agent to act for them');
+      // Delegated: never more than the agent may do, nor more than the user may do.
+      policy = intersectPolicies(policy, deps.policies.forUser(user));
+      principal.policy = policy;
+      principal.onBehalfOf = { kind: 'user', id: user.id, name: user.name };
+    }
+    return principal;
+  }
+
+  /** Resolves a bearer access token, or throws the precise 401. */
+  function resolve(token: string): ResolvedToken {
+    if (!hasSecretShape('accessToken', token)) throw new GatehouseError('invalid_token', 'malformed access token');
+    const hash = hashSecret(token);
+    const record = state.get<TokenRecord>(keys.token(hash))?.value;
+    if (record?.kind !== 'access') throw new GatehouseError('invalid_token', 'unknown access token');
+    if (record.revoked_at !== undefined) throw revokedError(record);
+    if (record.expires_at <= clock()) throw new GatehouseError('token_expired', 'the access token has expired');
+    const ref = record.principal;
+    if (ref.kind === 'agent') return { hash, record, principal: agentPrincipal(record, hash) };
+    const user = state.get<UserRecord>(keys.user(ref.id))?.value;
+    if (user?.status !== 'active') throw new GatehouseError('principal_disabled', 'the user is not active');
+    return {
+      hash,
+      record,
+      principal: {
+        kind: 'user',
+        id: user.id,
+        name: user.name,
+        roles: user.roles,
+        tokenHash: hash,
+        tokenFamily: record.family,
+        policy: deps.policies.forUser(user),
+      },
+    };
   }
 
   return {
@@ -143,8 +261,14 @@ export function createTokenService(deps: {
       const owner = principalRecord(key.principal);
       if (!isActive(owner))
         throw await loginFailed(ctx, 'the principal of this API key is not active', 'invalid_credentials');
+      if (key.principal.kind === 'agent') deps.usage?.agentUsed(key.principal.id);
+      if (key.credential_id)
+        deps.usage?.credentialUsed(
+          key.credential_id,
+          (key.expires_at ? Date.parse(key.expires_at) : clock()) + TOMBSTONE_MS,
+        );
       const family = randomBytes(12).toString('base64url');
-      const { ops, response } = tokenOps(key.principal, family, key.id, settings.accessTtlMs);
+      const { ops, response } = tokenOps(key.principal, family, key.id, settings.accessTtlMs, scopeOfKey(key));
       await state.write([{ key: keys.apiKey(key.id), is: 'present' }], ops);
       await audit.record({
         type: 'auth.token.issued',
@@ -155,11 +279,29 @@ export function createTokenService(deps: {
       return response;
     },
 
-    /** Tokens for a principal that is already trusted (agent credentials issued by its owner). */
-    async issueFor(ref: PrincipalRef, apiKeyId: string | undefined, ttlMs: number): Promise<TokenResponse> {
-      const { ops, response } = tokenOps(ref, randomBytes(12).toString('base64url'), apiKeyId, ttlMs);
-      await state.write([], ops);
-      return response;
+    /**
+     * A single access token (no refresh token) for an agent that is already trusted: an agent
+     * credential or a token exchange. Returned as operations, to be written with the credential.
+     */
+    agentAccessToken(agentId: string, ttlMs: number, scope: AgentTokenScope) {
+      const now = clock();
+      const access = generateSecret('accessToken');
+      const family = randomBytes(12).toString('base64url');
+      const record: TokenRecord = {
+        kind: 'access',
+        principal: { kind: 'agent', id: agentId },
+        family,
+        issued_at: now,
+        expires_at: now + ttlMs,
+        ...scope,
+      };
+      const op: Operation = {
+        type: 'put',
+        key: keys.token(hashSecret(access)),
+        value: JSON.stringify(record),
+        expiresAt: record.expires_at + TOMBSTONE_MS,
+      };
+      return { op, accessToken: access, family, expiresAt: record.expires_at };
     },
 
     async refresh(refreshToken: string, ctx: RequestContext): Promise<TokenResponse> {
@@ -192,7 +334,13 @@ export function createTokenService(deps: {
       const owner = principalRecord(record.principal);
       if (!isActive(owner)) throw await loginFailed(ctx, 'the principal is not active', 'invalid_token');
 
-      const { ops, response } = tokenOps(record.principal, record.family, record.api_key_id, settings.accessTtlMs);
+      const { ops, response } = tokenOps(
+        record.principal,
+        record.family,
+        record.api_key_id,
+        settings.accessTtlMs,
+        scopeOfToken(record),
+      );
       const used: Operation = {
         type: 'put',
         key: item.key,
@@ -241,41 +389,19 @@ export function createTokenService(deps: {
 
     revokeKeys,
 
-    /** Resolves a bearer token to its principal, or throws the precise 401. */
+    resolve,
+    /** For other ways of getting a token (token exchange): the same throttle and failure accounting. */
+    checkThrottle,
+    loginFailed,
+
+    /** Resolves a bearer token to its principal, or throws the precise 401. Runs on every request. */
     authenticate(token: string): Principal {
-      if (!hasSecretShape('accessToken', token)) throw new GatehouseError('invalid_token', 'malformed access token');
-      const hash = hashSecret(token);
-      const record = state.get<TokenRecord>(keys.token(hash))?.value;
-      if (!record || record.kind !== 'access') throw new GatehouseError('invalid_token', 'unknown access token');
-      if (record.revoked_at !== undefined) throw new GatehouseError('token_revoked', 'the access token was revoked');
-      if (record.expires_at <= clock()) throw new GatehouseError('token_expired', 'the access token has expired');
-      const ref = record.principal;
-      if (ref.kind === 'user') {
-        const user = state.get<UserRecord>(keys.user(ref.id))?.value;
-        if (!user || user.status !== 'active') throw new GatehouseError('principal_disabled', 'the user is not active');
-        return {
-          kind: 'user',
-          id: user.id,
-          name: user.name,
-          roles: user.roles,
-          tokenHash: hash,
-          tokenFamily: record.family,
-          policy: deps.policies.forUser(user),
-        };
+      const { record, principal } = resolve(token);
+      if (principal.kind === 'agent' && deps.usage) {
+        deps.usage.agentUsed(principal.id);
+        if (record.credential_id) deps.usage.credentialUsed(record.credential_id, record.expires_at + TOMBSTONE_MS);
       }
-      const agent = state.get<AgentRecord>(keys.agent(ref.id))?.value;
-      if (!agent || agent.status !== 'active')
-        throw new GatehouseError('principal_disabled', 'the agent is not active');
-      return {
-        kind: 'agent',
-        id: agent.id,
-        name: agent.name,
-        roles: agent.roles,
-        owner: agent.owner,
-        tokenHash: hash,
-        tokenFamily: record.family,
-        policy: deps.policies.forAgent(agent),
-      };
+      return principal;
     },
   };
 }

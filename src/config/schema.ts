@@ -25,6 +25,37 @@ export const ConfigSchema = Type.Object(
     }),
     backend_url: Type.Optional(Type.String({ minLength: 1 })),
     audit_url: Type.Optional(Type.String({ minLength: 1 })),
+    recordings_url: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 2048,
+        description:
+          'Object storage for session recordings: file://DIR (default <data dir>/recordings) or ' +
+          's3://bucket/prefix?endpoint=…&region=…&path_style=true',
+      }),
+    ),
+    recordings: Type.Object(
+      {
+        session_max_bytes: Type.Integer({
+          minimum: 65_536,
+          default: 67_108_864,
+          description:
+            'Spool bytes one session may record; beyond it the recording is truncated (or the session ends).',
+        }),
+        spool_max_bytes: Type.Integer({
+          minimum: 1_048_576,
+          default: 4_294_967_296,
+          description: 'Bytes the whole spool (<data dir>/spool) may hold, live and awaiting upload.',
+        }),
+        upload_retry_min: Type.String({ ...Duration, default: '1s', description: 'First retry bound (doubles).' }),
+        upload_retry_max: Type.String({
+          ...Duration,
+          default: '5m',
+          description: 'Largest retry bound; retries go on.',
+        }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
     audit: Type.Object(
       {
         retention: Type.Optional(
@@ -49,6 +80,38 @@ export const ConfigSchema = Type.Object(
       {
         access_ttl: Type.String({ ...Duration, default: '1h' }),
         refresh_ttl: Type.String({ ...Duration, default: '24h' }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    agents: Type.Object(
+      {
+        max_credential_ttl: Type.String({
+          ...Duration,
+          default: '24h',
+          description: 'Longest lifetime of any agent credential (an agent may set less); at least 1m.',
+        }),
+        requests_per_minute: Type.Integer({
+          minimum: 1,
+          default: 600,
+          description:
+            "Default per-agent request limit (each instance counts its own; an agent's rate_limit overrides).",
+        }),
+        credentials_per_minute: Type.Integer({
+          minimum: 1,
+          default: 60,
+          description: 'Default per-agent credential-issuance limit (credentials endpoint and token exchange).',
+        }),
+        jwt_issuer: Type.String({
+          minLength: 1,
+          maxLength: 512,
+          default: 'gatehouse',
+          description: 'The iss of agent JWTs (a URL whose /.well-known/jwks.json serves the keys, ideally).',
+        }),
+        jwt_key_rotation: Type.String({
+          ...Duration,
+          default: '24h',
+          description: 'How long one signing key signs; the next is published a whole period ahead.',
+        }),
       },
       { additionalProperties: false, default: {} },
     ),

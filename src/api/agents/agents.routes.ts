@@ -1,3 +1,5 @@
+import type { TokenIntrospection } from '../../agents/introspection.js';
+import type { SigningKeys } from '../../agents/signing-keys.js';
 import type { App } from '../app-types.js';
 import { authenticatedContext } from '../request-context.js';
 import { responses } from '../schemas.js';
@@ -7,15 +9,40 @@ import {
   AgentParams,
   AgentQuery,
   CreateAgent,
+  CredentialList,
+  CredentialParams,
+  CredentialQuery,
   CredentialRequest,
-  Credentials,
+  Delegation,
+  DelegationList,
+  DelegationParams,
+  DelegationQuery,
+  DelegationRequest,
+  DeletedAgent,
+  IntrospectionRequest,
+  IntrospectionResponse,
+  IssuedCredential,
+  Jwks,
+  Revoked,
+  UpdateAgent,
+  UpdatedAgent,
 } from './agents.schema.js';
-import { type AgentService, toAgentResponse } from './agents.service.js';
+import type { AgentService } from './agents.service.js';
+import type { CredentialService } from './credentials.service.js';
+import type { DelegationService } from './delegations.service.js';
 
 const tags = ['agents'];
 
-export function agentRoutes(app: App, deps: { agents: AgentService }): void {
-  const { agents } = deps;
+export function agentRoutes(
+  app: App,
+  deps: {
+    agents: AgentService;
+    agentCredentials: CredentialService;
+    delegations: DelegationService;
+    tokenIntrospection: TokenIntrospection;
+  },
+): void {
+  const { agents, agentCredentials, delegations } = deps;
 
   app.post(
     '/v1/agents',
@@ -25,7 +52,7 @@ export function agentRoutes(app: App, deps: { agents: AgentService }): void {
     },
     async (request, reply) => {
       const agent = await agents.create(authenticatedContext(request), request.body);
-      return reply.code(201).header('location', `/v1/agents/${agent.id}`).send(toAgentResponse(agent));
+      return reply.code(201).header('location', `/v1/agents/${agent.id}`).send(agents.toResponse(agent));
     },
   );
 
@@ -37,7 +64,7 @@ export function agentRoutes(app: App, deps: { agents: AgentService }): void {
     },
     async (request) => {
       const { items, pagination } = agents.list(request.query);
-      return { agents: items.map(toAgentResponse), pagination };
+      return { agents: items.map(agents.toResponse), pagination };
     },
   );
 
@@ -47,7 +74,39 @@ export function agentRoutes(app: App, deps: { agents: AgentService }): void {
       config: { permission: { resource: 'agents', verb: 'read' } },
       schema: { tags, summary: 'Get one agent', params: AgentParams, response: responses({ 200: Agent }) },
     },
-    async (request) => toAgentResponse(agents.get(request.params.id)),
+    async (request) => agents.toResponse(agents.get(request.params.id)),
+  );
+
+  app.patch(
+    '/v1/agents/:id',
+    {
+      config: { permission: { resource: 'agents', verb: 'update' } },
+      schema: {
+        tags,
+        summary: 'Change an agent; status suspended or revoked ends every token, credential and session it holds',
+        params: AgentParams,
+        body: UpdateAgent,
+        response: responses({ 200: UpdatedAgent }),
+      },
+    },
+    async (request) => {
+      const { agent, ended } = await agents.update(authenticatedContext(request), request.params.id, request.body);
+      return { ...agents.toResponse(agent), ...(ended ?? {}) };
+    },
+  );
+
+  app.delete(
+    '/v1/agents/:id',
+    {
+      config: { permission: { resource: 'agents', verb: 'delete' } },
+      schema: {
+        tags,
+        summary: 'Revoke everything an agent holds and remove it; answers what was ended',
+        params: AgentParams,
+        response: responses({ 200: DeletedAgent }),
+      },
+    },
+    async (request) => agents.remove(authenticatedContext(request), request.params.id),
   );
 
   app.post(
@@ -56,16 +115,129 @@ export function agentRoutes(app: App, deps: { agents: AgentService }): void {
       config: { permission: { resource: 'agents', verb: 'update' } },
       schema: {
         tags,
-        summary: 'Issue credentials to an agent: a new API key (shown once) and a short-lived token pair',
+        summary: 'Issue a short-lived, scoped credential to an agent: api_key, token or jwt (shown once)',
         params: AgentParams,
         body: CredentialRequest,
-        response: responses({ 201: Credentials }),
+        response: responses({ 201: IssuedCredential }),
       },
     },
     async (request, reply) => {
       reply.header('cache-control', 'no-store');
-      const creds = await agents.issueCredentials(authenticatedContext(request), request.params.id, request.body);
-      return reply.code(201).send(creds);
+      const issued = await agentCredentials.issue(authenticatedContext(request), request.params.id, request.body);
+      return reply.code(201).send(issued);
+    },
+  );
+
+  app.get(
+    '/v1/agents/:id/credentials',
+    {
+      config: { permission: { resource: 'agents', verb: 'read' } },
+      schema: {
+        tags,
+        summary: "List an agent's credentials (metadata only)",
+        params: AgentParams,
+        querystring: CredentialQuery,
+        response: responses({ 200: CredentialList }),
+      },
+    },
+    async (request) => agentCredentials.list(request.params.id, request.query),
+  );
+
+  app.delete(
+    '/v1/agents/:id/credentials/:credential_id',
+    {
+      config: { permission: { resource: 'agents', verb: 'update' } },
+      schema: {
+        tags,
+        summary: 'Revoke one credential and every token that came from it',
+        params: CredentialParams,
+        response: responses({ 200: Revoked }),
+      },
+    },
+    async (request) =>
+      agentCredentials.revoke(authenticatedContext(request), request.params.id, request.params.credential_id),
+  );
+
+  // Consent is the user's own business: any authenticated user may give or withdraw it for
+  // themselves (the service refuses agents and other users without users:update).
+  app.post(
+    '/v1/agents/:id/delegations',
+    {
+      config: { permission: 'authenticated' },
+      schema: {
+        tags,
+        summary: 'Allow an agent to act for you (token exchange, RFC 8693)',
+        params: AgentParams,
+        body: DelegationRequest,
+        response: responses({ 201: Delegation }),
+      },
+    },
+    async (request, reply) => {
+      const grant = await delegations.grant(authenticatedContext(request), request.params.id, request.body);
+      return reply.code(201).send(grant);
+    },
+  );
+
+  app.get(
+    '/v1/agents/:id/delegations',
+    {
+      config: { permission: { resource: 'agents', verb: 'read' } },
+      schema: {
+        tags,
+        summary: 'List the users who allow an agent to act for them',
+        params: AgentParams,
+        querystring: DelegationQuery,
+        response: responses({ 200: DelegationList }),
+      },
+    },
+    async (request) => delegations.list(request.params.id, request.query),
+  );
+
+  app.delete(
+    '/v1/agents/:id/delegations/:user_id',
+    {
+      config: { permission: 'authenticated' },
+      schema: {
+        tags,
+        summary: 'Withdraw the consent; every token the agent holds for that user is revoked',
+        params: DelegationParams,
+        response: responses({ 200: Revoked }),
+      },
+    },
+    async (request) => delegations.withdraw(authenticatedContext(request), request.params.id, request.params.user_id),
+  );
+
+  // For services that must not wait for a JWT to expire to hear that its agent was stopped.
+  app.post(
+    '/v1/auth/introspect',
+    {
+      config: { permission: { resource: 'tokens', verb: 'read' } },
+      schema: {
+        tags: ['auth'],
+        summary: 'Is this token active now? (RFC 7662; a JWT is inactive once its credential or agent is revoked)',
+        body: IntrospectionRequest,
+        response: responses({ 200: IntrospectionResponse }),
+      },
+    },
+    async (request, reply) => {
+      reply.header('cache-control', 'no-store');
+      return deps.tokenIntrospection.introspect(request.body.token);
+    },
+  );
+}
+
+/** The public keys of agent JWTs, for third parties to verify them (RFC 7517). On both listeners. */
+export function jwksRoute(app: App, deps: { signingKeys: SigningKeys }): void {
+  app.get(
+    '/.well-known/jwks.json',
+    {
+      config: { permission: 'public' },
+      schema: { tags, summary: 'Public keys of agent JWTs (JWKS)', response: responses({ 200: Jwks }) },
+    },
+    async (_request, reply) => {
+      // Short enough that a verifier picks up the next key long before it signs (a generation ahead).
+      reply.header('cache-control', 'public, max-age=300');
+      return deps.signingKeys.jwks();
     },
   );
 }

@@ -1,17 +1,28 @@
-// AI agent identities. An agent acts for an accountable owner and never with more than the owner
-// may do (the policy resolver intersects both at every request).
+// AI agent identities and their lifecycle. An agent acts for an accountable owner and never with
+// more than the owner may do (the policy resolver intersects both at every request); nobody gives
+// an agent a role they do not hold. Statuses: active ⇄ suspended → revoked (terminal); suspending,
+// revoking and deleting go through the kill switch, which ends everything the agent holds at once.
+import type { KillAction, KillPlan, KillSwitch } from '../../agents/kill-switch.js';
+import type { AgentLimits } from '../../agents/rate-limits.js';
+import { principalHolds, userHolds } from '../../agents/role-holding.js';
+import type { UsageTracker } from '../../agents/usage.js';
 import type { AuditLog } from '../../audit/audit-log.js';
 import type { PolicyResolver } from '../../auth/policy-resolver.js';
 import { actorOf, eventContext, type Principal, type RequestContext } from '../../auth/principal.js';
-import { type AgentRecord, keys, type UserRecord } from '../../auth/records.js';
-import type { TokenService } from '../../auth/token-service.js';
+import {
+  type AgentLimits as AgentRateLimits,
+  type AgentRecord,
+  type AgentStatus,
+  keys,
+  type UserRecord,
+} from '../../auth/records.js';
 import type { StateStore } from '../../backend/state.js';
+import { BackendError, type Operation } from '../../backend/types.js';
 import { type Clock, isoTime } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { translateConflicts } from '../conflicts.js';
 import { conflict, forbidden, invalidField, notFound } from '../errors.js';
-import { pageOfRecords } from '../schemas.js';
-import type { UserService } from '../users/users.service.js';
+import { pageOfRecords, parseLabelFilter } from '../schemas.js';
 
 export interface CreateAgentInput {
   name: string;
@@ -19,36 +30,57 @@ export interface CreateAgentInput {
   labels?: Record<string, string>;
   roles: string[];
   owner?: string;
+  max_credential_ttl?: number | null;
+  rate_limit?: Partial<AgentRateLimits>;
 }
 
-export const toAgentResponse = (a: AgentRecord) => ({
-  id: a.id,
-  name: a.name,
-  status: a.status,
-  created_at: a.created_at,
-  owner: a.owner,
-  roles: a.roles,
-  description: a.description,
-  labels: a.labels,
-  updated_at: a.updated_at,
-});
+export interface UpdateAgentInput {
+  name?: string;
+  description?: string;
+  labels?: Record<string, string>;
+  roles?: string[];
+  status?: AgentStatus;
+  max_credential_ttl?: number | null;
+  rate_limit?: Partial<AgentRateLimits>;
+}
+
+/** What a kill switch ended, as the API reports it. */
+export interface Ended {
+  revoked_tokens: number;
+  revoked_credentials: number;
+  ended_sessions: string[];
+}
 
 export type AgentService = ReturnType<typeof createAgentService>;
+
+const limitsOf = (input: Partial<AgentRateLimits> | undefined, base?: AgentRateLimits): AgentRateLimits => ({
+  requests_per_minute:
+    input?.requests_per_minute !== undefined ? input.requests_per_minute : (base?.requests_per_minute ?? null),
+  credentials_per_minute:
+    input?.credentials_per_minute !== undefined ? input.credentials_per_minute : (base?.credentials_per_minute ?? null),
+});
+
+const endedOf = (plan: KillPlan): Ended => ({
+  revoked_tokens: plan.revokedTokens,
+  revoked_credentials: plan.revokedCredentials,
+  ended_sessions: plan.endedSessions,
+});
 
 export function createAgentService(deps: {
   state: StateStore;
   audit: AuditLog;
   clock: Clock;
   policies: Pick<PolicyResolver, 'roleByName'>;
-  tokens: Pick<TokenService, 'issueFor'>;
-  users: Pick<UserService, 'insertApiKey'>;
+  killSwitch: KillSwitch;
+  usage: Pick<UsageTracker, 'agentLastUsed'>;
+  limits: Pick<AgentLimits, 'forget'>;
 }) {
   const { state, audit, clock } = deps;
 
-  function find(id: string): AgentRecord {
-    const agent = state.get<AgentRecord>(keys.agent(id))?.value;
-    if (!agent) throw notFound('agent', id);
-    return agent;
+  function findItem(id: string) {
+    const item = state.get<AgentRecord>(keys.agent(id));
+    if (!item) throw notFound('agent', id);
+    return item;
   }
 
   function resolveOwner(caller: Principal, requested: string | undefined): UserRecord {
@@ -57,13 +89,98 @@ export function createAgentService(deps: {
       throw forbidden('naming another user as owner needs users:update');
     }
     const owner = ownerId ? state.get<UserRecord>(keys.user(ownerId))?.value : undefined;
-    if (!owner || owner.status !== 'active') throw invalidField('/body/owner', 'must be an active user');
+    if (owner?.status !== 'active') throw invalidField('/body/owner', 'must be an active user');
     return owner;
   }
 
+  /**
+   * Each role exists, and both the caller and the owner hold it (nobody hands out more than they
+   * hold); roles the agent already has (`kept`) need neither, since narrowing is always allowed.
+   */
+  function checkRoles(caller: Principal, owner: UserRecord | undefined, roles: string[], kept: string[] = []): void {
+    roles.forEach((name, i) => {
+      if (kept.includes(name)) return;
+      if (!deps.policies.roleByName(name))
+        throw invalidField(`/body/roles/${i}`, `role ${JSON.stringify(name)} does not exist`);
+      if (!principalHolds(state, caller, name))
+        throw forbidden(`you do not hold role ${name}, so you cannot give it to an agent`);
+      if (!userHolds(owner, name))
+        throw forbidden(`the owner ${owner?.name ?? '(gone)'} does not hold role ${name}, so the agent cannot have it`);
+    });
+  }
+
+  async function recordStatusChange(
+    ctx: RequestContext,
+    agent: AgentRecord,
+    action: KillAction | 'reactivated',
+    plan?: KillPlan,
+  ) {
+    const type = {
+      suspended: 'agent.suspended',
+      revoked: 'agent.revoked',
+      deleted: 'agent.deleted',
+      reactivated: 'agent.reactivated',
+    } as const;
+    await audit.record(
+      {
+        type: type[action],
+        actor: actorOf(ctx),
+        target: { kind: 'agent', id: agent.id, name: agent.name },
+        ...eventContext(ctx),
+        ...(plan
+          ? {
+              data: {
+                revoked_tokens: plan.revokedTokens,
+                revoked_credentials: plan.revokedCredentials,
+                deleted_api_keys: plan.deletedApiKeys,
+                ended_sessions: plan.endedSessions,
+              },
+            }
+          : {}),
+      },
+      ...(plan?.endedSessions.map((id) => ({
+        type: 'session.terminated' as const,
+        actor: actorOf(ctx),
+        target: { kind: 'session', id },
+        session_id: id,
+        ...eventContext(ctx),
+        data: { reason: `agent ${action}`, agent_id: agent.id },
+      })) ?? []),
+    );
+  }
+
+  /** Writes a change, retrying when only a concurrent write to the agent got in the way. */
+  async function withRetry<T>(attempt: () => Promise<T>): Promise<T> {
+    for (let i = 0; ; i++) {
+      try {
+        return await attempt();
+      } catch (error) {
+        if (!(error instanceof BackendError) || error.reason !== 'compare_failed' || i >= 4) throw error;
+      }
+    }
+  }
+
   return {
-    list(q: { page: number; per_page: number; status?: string; owner?: string; name?: string }) {
-      const filtered = q.status !== undefined || q.owner !== undefined || q.name !== undefined;
+    toResponse(a: AgentRecord) {
+      return {
+        id: a.id,
+        name: a.name,
+        status: a.status,
+        created_at: a.created_at,
+        owner: a.owner,
+        roles: a.roles,
+        description: a.description,
+        labels: a.labels,
+        max_credential_ttl: a.max_credential_ttl ?? null,
+        rate_limit: limitsOf(undefined, a.rate_limit),
+        last_used_at: deps.usage.agentLastUsed(a.id),
+        updated_at: a.updated_at,
+      };
+    },
+
+    list(q: { page: number; per_page: number; status?: string; owner?: string; name?: string; label?: string[] }) {
+      const labels = parseLabelFilter(q.label);
+      const filtered = q.status !== undefined || q.owner !== undefined || q.name !== undefined || labels.length > 0;
       return pageOfRecords(
         state.list<AgentRecord>('agents/'),
         q,
@@ -71,23 +188,18 @@ export function createAgentService(deps: {
           ? (a) =>
               (q.status === undefined || a.status === q.status) &&
               (q.owner === undefined || a.owner === q.owner) &&
-              (q.name === undefined || a.name === q.name)
+              (q.name === undefined || a.name === q.name) &&
+              labels.every(([k, v]) => a.labels[k] === v)
           : undefined,
       );
     },
 
-    get: find,
+    get: (id: string): AgentRecord => findItem(id).value,
+    getItem: findItem,
 
     async create(ctx: RequestContext & { principal: Principal }, input: CreateAgentInput): Promise<AgentRecord> {
       const owner = resolveOwner(ctx.principal, input.owner);
-      input.roles.forEach((name, i) => {
-        if (!deps.policies.roleByName(name))
-          throw invalidField(`/body/roles/${i}`, `role ${JSON.stringify(name)} does not exist`);
-        // Nobody hands an agent a role its owner does not hold (admins hold every role).
-        if (!owner.roles.includes(name) && !owner.roles.includes('admin')) {
-          throw forbidden(`the owner ${owner.name} does not hold role ${name}, so the agent cannot have it`);
-        }
-      });
+      checkRoles(ctx.principal, owner, input.roles);
       const now = clock();
       const agent: AgentRecord = {
         id: newId('agent', now),
@@ -97,6 +209,8 @@ export function createAgentService(deps: {
         roles: [...new Set(input.roles)],
         description: input.description ?? '',
         labels: input.labels ?? {},
+        max_credential_ttl: input.max_credential_ttl ?? null,
+        rate_limit: limitsOf(input.rate_limit),
         created_at: isoTime(now),
         updated_at: isoTime(now),
       };
@@ -116,29 +230,108 @@ export function createAgentService(deps: {
       return agent;
     },
 
-    async issueCredentials(ctx: RequestContext, id: string, opts: { ttl: number; api_key_ttl: number }) {
-      const agent = find(id);
-      if (agent.status !== 'active')
-        throw conflict(`agent ${id} is ${agent.status}; credentials are issued only to active agents`);
-      const { record, secret } = await deps.users.insertApiKey(
-        { kind: 'agent', id },
-        { name: `credentials ${isoTime(clock())}`, ttl: opts.api_key_ttl },
-      );
-      const tokens = await deps.tokens.issueFor({ kind: 'agent', id }, record.id, opts.ttl * 1000);
-      await audit.record({
-        type: 'agent.credentials.issued',
-        actor: actorOf(ctx),
-        target: { kind: 'agent', id, name: agent.name },
-        ...eventContext(ctx),
-        data: { api_key_id: record.id, ttl: opts.ttl, api_key_expires_at: record.expires_at },
+    /**
+     * Changes fields and status. active → suspended and → revoked end everything the agent holds
+     * (answered in `ended`); suspended → active lets it be issued credentials again (the old ones stay
+     * dead); revoked is terminal: any change to a revoked agent is a 409.
+     */
+    async update(
+      ctx: RequestContext & { principal: Principal },
+      id: string,
+      input: UpdateAgentInput,
+    ): Promise<{ agent: AgentRecord; ended?: Ended }> {
+      const result = await withRetry(async () => {
+        const item = findItem(id);
+        const a = item.value;
+        const now = clock();
+        const next: AgentRecord = {
+          ...a,
+          ...(input.name !== undefined ? { name: input.name } : {}),
+          ...(input.description !== undefined ? { description: input.description } : {}),
+          ...(input.labels !== undefined ? { labels: input.labels } : {}),
+          ...(input.roles !== undefined ? { roles: [...new Set(input.roles)] } : {}),
+          ...(input.max_credential_ttl !== undefined ? { max_credential_ttl: input.max_credential_ttl } : {}),
+          ...(input.rate_limit !== undefined ? { rate_limit: limitsOf(input.rate_limit, a.rate_limit) } : {}),
+          ...(input.status !== undefined ? { status: input.status } : {}),
+        };
+        const changed = (Object.keys(next) as Array<keyof AgentRecord>).filter(
+          (k) => JSON.stringify(next[k]) !== JSON.stringify(a[k]),
+        );
+        if (changed.length === 0) return { agent: a, changed, ended: undefined as KillPlan | undefined };
+        if (a.status === 'revoked') throw conflict(`agent ${id} is revoked; a revoked agent cannot change`);
+        if (input.roles !== undefined) {
+          const owner = state.get<UserRecord>(keys.user(a.owner))?.value;
+          checkRoles(ctx.principal, owner, input.roles, a.roles);
+        }
+        next.updated_at = isoTime(now);
+        const renamed = next.name !== a.name;
+        const nameOps: Operation[] = renamed
+          ? [
+              { type: 'put', key: keys.agentName(next.name), value: JSON.stringify({ ref: item.key }) },
+              { type: 'delete', key: keys.agentName(a.name) },
+            ]
+          : [];
+        const nameConditions = renamed ? [{ key: keys.agentName(next.name), is: 'absent' as const }] : [];
+        const killing = next.status !== a.status && (next.status === 'suspended' || next.status === 'revoked');
+        const plan = killing ? deps.killSwitch.plan(item, next.status as 'suspended' | 'revoked', now) : undefined;
+        const operations: Operation[] = [
+          ...(plan?.operations.filter((op) => op.key !== item.key) ?? []),
+          { type: 'put', key: item.key, value: JSON.stringify(next) },
+          ...nameOps,
+        ];
+        try {
+          await state.write(
+            [{ key: item.key, revision: item.revision }, ...(plan?.conditions.slice(1) ?? []), ...nameConditions],
+            operations,
+          );
+        } catch (error) {
+          if (error instanceof BackendError && error.key === keys.agentName(next.name))
+            throw conflict(`an agent named ${JSON.stringify(next.name)} already exists`);
+          throw error;
+        }
+        return { agent: next, changed, ended: plan };
+      }).catch((error: unknown) => {
+        if (error instanceof BackendError) throw conflict('the agent changed while this request was applied; retry');
+        throw error;
       });
-      return {
-        agent_id: id,
-        api_key_id: record.id,
-        api_key: secret,
-        api_key_expires_at: record.expires_at as string,
-        ...tokens,
-      };
+
+      const { agent, changed, ended } = result;
+      if (changed.length === 0) return { agent };
+      const fields = changed.filter((k) => k !== 'status' && k !== 'updated_at');
+      if (fields.length > 0) {
+        await audit.record({
+          type: 'agent.updated',
+          actor: actorOf(ctx),
+          target: { kind: 'agent', id, name: agent.name },
+          ...eventContext(ctx),
+          data: { fields, ...(fields.includes('roles') ? { roles: agent.roles } : {}) },
+        });
+      }
+      if (changed.includes('status')) {
+        await recordStatusChange(
+          ctx,
+          agent,
+          agent.status === 'active' ? 'reactivated' : (agent.status as KillAction),
+          ended,
+        );
+      }
+      return ended ? { agent, ended: endedOf(ended) } : { agent };
+    },
+
+    /** Revokes everything the agent holds and removes it (its events stay in the audit trail). */
+    async remove(ctx: RequestContext, id: string): Promise<Ended & { id: string }> {
+      const { agent, plan } = await withRetry(async () => {
+        const item = findItem(id);
+        const plan = deps.killSwitch.plan(item, 'deleted', clock());
+        await state.write(plan.conditions, plan.operations);
+        return { agent: item.value, plan };
+      }).catch((error: unknown) => {
+        if (error instanceof BackendError) throw conflict('the agent changed while this request was applied; retry');
+        throw error;
+      });
+      deps.limits.forget(id);
+      await recordStatusChange(ctx, agent, 'deleted', plan);
+      return { id, ...endedOf(plan) };
     },
   };
 }

@@ -4,6 +4,7 @@
 //   authorize  — the principal's roles allow the declared resource and verb, else 403 and an event.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AuditLog } from '../../audit/audit-log.js';
+import { actorOf } from '../../auth/principal.js';
 import type { TokenService } from '../../auth/token-service.js';
 import type { Decision } from '../../rbac/types.js';
 import { GatehouseError } from '../errors.js';
@@ -42,7 +43,7 @@ export function installSecurity(app: FastifyInstance, deps: { tokens: TokenServi
     deps.audit
       .record({
         type: 'access.denied',
-        actor: { kind: principal.kind, id: principal.id, name: principal.name },
+        actor: actorOf({ principal, remoteAddr: request.ip, requestId: request.id }),
         success: false,
         remote_addr: request.ip,
         request_id: request.id,

@@ -1,9 +1,17 @@
 // Users and their API keys. A key's secret is shown once and stored as a hash; deleting a key or a
 // user revokes every token that came from it.
+
+import type { KillSwitch } from '../../agents/kill-switch.js';
 import type { AuditLog } from '../../audit/audit-log.js';
 import type { PolicyResolver } from '../../auth/policy-resolver.js';
 import { actorOf, eventContext, type RequestContext } from '../../auth/principal.js';
-import { type AgentRecord, type ApiKeyRecord, keys, type UserRecord } from '../../auth/records.js';
+import {
+  type AgentRecord,
+  type ApiKeyRecord,
+  type DelegationGrant,
+  keys,
+  type UserRecord,
+} from '../../auth/records.js';
 import type { TokenIndex } from '../../auth/token-index.js';
 import type { TokenService } from '../../auth/token-service.js';
 import type { StateStore } from '../../backend/state.js';
@@ -47,6 +55,8 @@ export function createUserService(deps: {
   tokens: Pick<TokenService, 'revokeKeys'>;
   tokenIndex: TokenIndex;
   policies: Pick<PolicyResolver, 'roleByName'>;
+  /** Deleting a user revokes the agents they own, in the same write. */
+  killSwitch: Pick<KillSwitch, 'plan'>;
 }) {
   const { state, audit, clock } = deps;
 
@@ -155,17 +165,14 @@ export function createUserService(deps: {
       if (ctx.principal?.kind === 'user' && ctx.principal.id === id) {
         throw conflict('you cannot delete yourself; ask another administrator');
       }
+      // Nobody is accountable for the user's agents any more: they are revoked (terminal) in the same
+      // write, with every token, credential and session they hold; the records stay for the audit trail.
       const agents = state
         .list<AgentRecord>('agents/')
         .filter((a) => a.value.owner === id && a.value.status !== 'revoked');
-      if (agents.length > 0) {
-        throw conflict(
-          `the user owns ${agents.length} agent(s) (${agents
-            .slice(0, 5)
-            .map((a) => a.value.id)
-            .join(', ')}); delete or reassign them first`,
-        );
-      }
+      const now = clock();
+      const kills = agents.map((a) => ({ agent: a.value, plan: deps.killSwitch.plan(a, 'revoked', now) }));
+      const grants = state.list<DelegationGrant>('delegations/').filter((g) => g.value.user_id === id);
       if (user.roles.includes('admin')) {
         const otherAdmins = state
           .list<UserRecord>('users/')
@@ -175,7 +182,7 @@ export function createUserService(deps: {
       const apiKeys = keysOf(id);
       await translateConflicts(() =>
         state.write(
-          [{ key: item.key, revision: item.revision }],
+          [{ key: item.key, revision: item.revision }, ...kills.flatMap((k) => k.plan.conditions)],
           [
             { type: 'delete', key: item.key },
             { type: 'delete', key: keys.userName(user.name) },
@@ -183,16 +190,39 @@ export function createUserService(deps: {
               { type: 'delete' as const, key: k.key },
               { type: 'delete' as const, key: keys.apiKeyHash(k.value.hash) },
             ]),
+            ...grants.map((g) => ({ type: 'delete' as const, key: g.key })),
+            ...kills.flatMap((k) => k.plan.operations),
           ],
         ),
       );
       const revoked = await deps.tokens.revokeKeys(deps.tokenIndex.ofPrincipal(id));
+      if (kills.length > 0) {
+        await audit.record(
+          ...kills.map(({ agent, plan }) => ({
+            type: 'agent.revoked' as const,
+            actor: actorOf(ctx),
+            target: { kind: 'agent', id: agent.id, name: agent.name },
+            ...eventContext(ctx),
+            data: {
+              reason: 'owner_deleted',
+              revoked_tokens: plan.revokedTokens,
+              revoked_credentials: plan.revokedCredentials,
+              deleted_api_keys: plan.deletedApiKeys,
+              ended_sessions: plan.endedSessions,
+            },
+          })),
+        );
+      }
       await audit.record({
         type: 'user.deleted',
         actor: actorOf(ctx),
         target: { kind: 'user', id, name: user.name },
         ...eventContext(ctx),
-        data: { deleted_api_keys: apiKeys.length, revoked_tokens: revoked },
+        data: {
+          deleted_api_keys: apiKeys.length,
+          revoked_tokens: revoked,
+          revoked_agents: kills.map((k) => k.agent.id),
+        },
       });
     },
 

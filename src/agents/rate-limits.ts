@@ -1,0 +1,81 @@
+// Per-agent limits: a token bucket per agent for requests and one for credential issuance, refilled
+// continuously at the agent's per-minute rate. In-process (each instance counts its own traffic);
+// shared buckets arrive with Redis.
+import type { Clock } from '../lib/clock.js';
+
+export type LimitKind = 'requests' | 'credentials';
+
+export interface Breach {
+  limit: number;
+  /** Seconds until one more call would pass. */
+  retryAfter: number;
+  /** True for the first breach of an agent and kind in a minute: the one worth an audit event. */
+  report: boolean;
+  /** Calls refused since the last reported breach. */
+  refused: number;
+}
+
+interface Bucket {
+  perMinute: number;
+  tokens: number;
+  at: number;
+  reportedAt: number;
+  refused: number;
+}
+
+const REPORT_EVERY_MS = 60_000;
+const MAX_BUCKETS = 100_000;
+
+export type AgentLimits = ReturnType<typeof createAgentLimits>;
+
+export function createAgentLimits(clock: Clock, defaults: { requestsPerMinute: number; credentialsPerMinute: number }) {
+  const buckets = { requests: new Map<string, Bucket>(), credentials: new Map<string, Bucket>() };
+
+  /** Takes one call from the bucket, or says how the limit was breached. */
+  function take(kind: LimitKind, agentId: string, perMinute: number): Breach | undefined {
+    const map = buckets[kind];
+    const now = clock();
+    let b = map.get(agentId);
+    if (!b || b.perMinute !== perMinute) {
+      if (!b && map.size >= MAX_BUCKETS) map.clear();
+      b = { perMinute, tokens: perMinute, at: now, reportedAt: -Infinity, refused: 0 };
+      map.set(agentId, b);
+    } else {
+      b.tokens = Math.min(perMinute, b.tokens + ((now - b.at) * perMinute) / 60_000);
+      b.at = now;
+    }
+    if (b.tokens >= 1) {
+      b.tokens -= 1;
+      return undefined;
+    }
+    b.refused++;
+    const retryAfter = Math.max(1, Math.ceil(((1 - b.tokens) * 60) / perMinute));
+    const report = now - b.reportedAt >= REPORT_EVERY_MS;
+    const refused = b.refused;
+    if (report) {
+      b.reportedAt = now;
+      b.refused = 0;
+    }
+    return { limit: perMinute, retryAfter, report, refused };
+  }
+
+  return {
+    take,
+    defaults,
+    /** Forgets an agent's buckets (after it was deleted). */
+    forget(agentId: string): void {
+      buckets.requests.delete(agentId);
+      buckets.credentials.delete(agentId);
+    },
+  };
+}
+
+/** The RFC 9333-draft headers and Retry-After of a 429. */
+export function rateLimitHeaders(breach: Breach): Record<string, string> {
+  return {
+    'retry-after': String(breach.retryAfter),
+    'ratelimit-limit': String(breach.limit),
+    'ratelimit-remaining': '0',
+    'ratelimit-reset': String(breach.retryAfter),
+  };
+}

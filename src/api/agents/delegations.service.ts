@@ -1,0 +1,144 @@
+// A user's consent that an agent may act for them (RFC 8693 token exchange needs it): given and
+// withdrawn by that user (or by someone who may update users), never by an agent. Withdrawing it
+// revokes every token the agent holds for that user.
+import type { AuditLog } from '../../audit/audit-log.js';
+import { actorOf, eventContext, type Principal, type RequestContext } from '../../auth/principal.js';
+import {
+  type AgentRecord,
+  type CredentialRecord,
+  type DelegationGrant,
+  keys,
+  type TokenRecord,
+  type UserRecord,
+} from '../../auth/records.js';
+import type { TokenIndex } from '../../auth/token-index.js';
+import { tokenRevocationOps } from '../../auth/token-revocation.js';
+import type { StateStore } from '../../backend/state.js';
+import type { Operation } from '../../backend/types.js';
+import { type Clock, isoTime } from '../../lib/clock.js';
+import { translateConflicts } from '../conflicts.js';
+import { conflict, forbidden, invalidField, notFound } from '../errors.js';
+import { page } from '../schemas.js';
+
+export type DelegationService = ReturnType<typeof createDelegationService>;
+
+export function createDelegationService(deps: {
+  state: StateStore;
+  audit: AuditLog;
+  clock: Clock;
+  tokenIndex: Pick<TokenIndex, 'ofPrincipal'>;
+}) {
+  const { state, audit, clock } = deps;
+
+  function agentOf(id: string): AgentRecord {
+    const agent = state.get<AgentRecord>(keys.agent(id))?.value;
+    if (!agent) throw notFound('agent', id);
+    return agent;
+  }
+
+  /** Only the user themself, or someone who may update users, speaks for a user; agents never do. */
+  function checkSpeaksFor(p: Principal, userId: string): void {
+    if (p.kind !== 'user') throw forbidden('only a user can allow an agent to act for them, not an agent');
+    if (p.id !== userId && !p.policy.can('users', 'update').allowed)
+      throw forbidden('you can only allow agents to act for yourself (others need users:update)');
+  }
+
+  const toResponse = (g: DelegationGrant) => ({
+    agent_id: g.agent_id,
+    user_id: g.user_id,
+    created_at: g.created_at,
+    expires_at: g.expires_at ?? null,
+  });
+
+  return {
+    async grant(
+      ctx: RequestContext & { principal: Principal },
+      agentId: string,
+      input: { user?: string; ttl?: number },
+    ) {
+      const agent = agentOf(agentId);
+      const userId = input.user ?? ctx.principal.id;
+      checkSpeaksFor(ctx.principal, userId);
+      const user = state.get<UserRecord>(keys.user(userId))?.value;
+      if (user?.status !== 'active') throw invalidField('/body/user', 'must be an active user');
+      if (agent.status === 'revoked') throw conflict(`agent ${agentId} is revoked`);
+      const now = clock();
+      const grant: DelegationGrant = {
+        agent_id: agentId,
+        user_id: userId,
+        created_at: isoTime(now),
+        created_by: { kind: ctx.principal.kind, id: ctx.principal.id },
+        ...(input.ttl !== undefined ? { expires_at: isoTime(now + input.ttl * 1000) } : {}),
+      };
+      const key = keys.delegation(agentId, userId);
+      await translateConflicts(() =>
+        state.write(
+          [{ key: keys.agent(agentId), is: 'present' }],
+          [
+            {
+              type: 'put',
+              key,
+              value: JSON.stringify(grant),
+              ...(input.ttl !== undefined ? { expiresAt: now + input.ttl * 1000 } : {}),
+            },
+          ],
+        ),
+      );
+      await audit.record({
+        type: 'agent.delegation.granted',
+        actor: actorOf(ctx),
+        target: { kind: 'agent', id: agentId, name: agent.name },
+        ...eventContext(ctx),
+        data: { user_id: userId, expires_at: grant.expires_at ?? null },
+      });
+      return toResponse(grant);
+    },
+
+    list(agentId: string, q: { page: number; per_page: number }) {
+      agentOf(agentId);
+      const now = clock();
+      const grants = state
+        .list<DelegationGrant>(keys.delegationsOf(agentId))
+        .map((i) => i.value)
+        .filter((g) => g.expires_at === undefined || Date.parse(g.expires_at) > now);
+      const { items, pagination } = page(grants, q);
+      return { delegations: items.map(toResponse), pagination };
+    },
+
+    /** Withdraws the consent and revokes every token and credential the agent holds for that user. */
+    async withdraw(ctx: RequestContext & { principal: Principal }, agentId: string, userId: string) {
+      const agent = agentOf(agentId);
+      checkSpeaksFor(ctx.principal, userId);
+      const item = state.get<DelegationGrant>(keys.delegation(agentId, userId));
+      if (!item) throw notFound('delegation', `${agentId}/${userId}`);
+      const now = clock();
+      const held = deps.tokenIndex
+        .ofPrincipal(agentId)
+        .filter((k) => state.get<TokenRecord>(k)?.value.on_behalf_of?.id === userId);
+      const tokenOps = tokenRevocationOps(state, held, now, 'delegation_withdrawn');
+      const credentialOps: Operation[] = state
+        .list<CredentialRecord>(keys.credentialsOf(agentId))
+        .filter((c) => c.value.on_behalf_of?.id === userId && c.value.revoked_at === undefined)
+        .map((c) => ({
+          type: 'put',
+          key: c.key,
+          value: JSON.stringify({ ...c.value, revoked_at: isoTime(now), revoked_reason: 'delegation_withdrawn' }),
+          ...(c.expiresAt !== undefined ? { expiresAt: c.expiresAt } : {}),
+        }));
+      await translateConflicts(() =>
+        state.write(
+          [{ key: item.key, revision: item.revision }],
+          [{ type: 'delete', key: item.key }, ...tokenOps, ...credentialOps],
+        ),
+      );
+      await audit.record({
+        type: 'agent.delegation.revoked',
+        actor: actorOf(ctx),
+        target: { kind: 'agent', id: agentId, name: agent.name },
+        ...eventContext(ctx),
+        data: { user_id: userId, revoked_tokens: tokenOps.length, revoked_credentials: credentialOps.length },
+      });
+      return { revoked_tokens: tokenOps.length, revoked_credentials: credentialOps.length };
+    },
+  };
+}
