@@ -195,7 +195,10 @@ test('S3: the server dies mid-upload; the spool copy is kept and retried, and no
   await gated.midUpload;
   await server.stop(); // connections cut while the body is half sent
   gated.release();
-  await waitFor('two failed attempts while S3 is down', async () => ((await svc.status(sid(1)))?.attempts ?? 0) >= 2);
+  await waitFor('two failed attempts while S3 is down, and a retry scheduled', async () => {
+    const s = await svc.status(sid(1));
+    return (s?.attempts ?? 0) >= 2 && s?.state === 'upload_failed' && Boolean(s.next_attempt_at);
+  });
   const failing = await svc.status(sid(1));
   assert.equal(failing?.state, 'upload_failed');
   assert.match(String(failing?.last_error), /\w+/);
