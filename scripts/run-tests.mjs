@@ -18,7 +18,11 @@ const filters = args.filter((a) => !a.startsWith('-'));
 const flags = args.filter((a) => a.startsWith('-'));
 let files = [...find('src'), ...find('test')].sort();
 if (filters.length > 0) files = files.filter((f) => filters.some((x) => f.includes(x)));
-const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...flags, ...files], {
-  stdio: 'inherit',
-});
+const result = spawnSync(
+  process.execPath,
+  ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=180000', ...flags, ...files],
+  {
+    stdio: 'inherit',
+  },
+);
 process.exit(result.status ?? 1);

@@ -41,20 +41,24 @@ test('events older than the retention are deleted in batches; the pruning is rec
       intervalMs: 60_000,
       leaseTtlMs: 2000,
     });
-    const deadline = Date.now() + 5000;
-    let left = await store.query({ types: ['user.created'], limit: 100, countUpTo: 1000 });
-    while (left.total !== 5 && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 20));
-      left = await store.query({ types: ['user.created'], limit: 100, countUpTo: 1000 });
+    // Stop both runners whatever happens: a live runner would keep the test process alive.
+    try {
+      const deadline = Date.now() + 5000;
+      let left = await store.query({ types: ['user.created'], limit: 100, countUpTo: 1000 });
+      while (left.total !== 5 && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 20));
+        left = await store.query({ types: ['user.created'], limit: 100, countUpTo: 1000 });
+      }
+      assert.equal(left.total, 5, 'only the recent events remain');
+      assert.ok(left.events.every((e) => e.id >= 'evt_00000000000000000000000100'));
+      const pruned = await store.query({ types: ['audit.pruned'], limit: 10, countUpTo: 10 });
+      assert.equal(pruned.total, 1, 'one instance pruned, once');
+      assert.equal(pruned.events[0]?.data?.deleted, 35);
+      assert.equal(pruned.events[0]?.actor.kind, 'system');
+      assert.equal([first.held, second.held].filter(Boolean).length, 1, 'exactly one holds the lease');
+    } finally {
+      await Promise.all([first.stop(), second.stop()]);
     }
-    assert.equal(left.total, 5, 'only the recent events remain');
-    assert.ok(left.events.every((e) => e.id >= 'evt_00000000000000000000000100'));
-    const pruned = await store.query({ types: ['audit.pruned'], limit: 10, countUpTo: 10 });
-    assert.equal(pruned.total, 1, 'one instance pruned, once');
-    assert.equal(pruned.events[0]?.data?.deleted, 35);
-    assert.equal(pruned.events[0]?.actor.kind, 'system');
-    assert.equal([first.held, second.held].filter(Boolean).length, 1, 'exactly one holds the lease');
-    await Promise.all([first.stop(), second.stop()]);
   } finally {
     await store.close();
     await backend.close();
