@@ -14,7 +14,14 @@ export interface BareReady {
   url: string;
 }
 
-export function announceReady(info: GatehouseReady | BareReady): void {
+/** bench/serve-gatehouse-ssh.ts: the API URL, and the SSH proxy's address or why there is none. */
+export interface GatehouseSshReady {
+  url?: string;
+  ssh?: { host: string; port: number };
+  sshUnavailable?: string;
+}
+
+export function announceReady(info: GatehouseReady | BareReady | GatehouseSshReady): void {
   process.stdout.write(`${READY_PREFIX}${JSON.stringify(info)}\n`);
 }
 

@@ -18,6 +18,8 @@ import { parseDuration } from './lib/duration.js';
 import { instrumentAuditStore } from './observability/audit-metrics.js';
 import { createMetrics, type Metrics } from './observability/metrics.js';
 import { buildMetricsServer } from './observability/metrics-server.js';
+import { loadOrCreateHostKey } from './proxy/ssh/host-key.js';
+import { createSshProxy, type SshProxy } from './proxy/ssh/ssh-proxy.js';
 import { createServices, type Services } from './services.js';
 
 export const VERSION = (
@@ -37,6 +39,8 @@ export interface Gatehouse {
   webUrl?: string;
   /** Base URL of the metrics listener (GET <metricsUrl>/metrics); absent when metrics_enabled is false. */
   metricsUrl?: string;
+  /** Where the SSH proxy listens (roles: proxy). */
+  sshAddr?: { host: string; port: number };
   metrics?: Metrics;
   routes: RegisteredRoute[];
   services: Services;
@@ -81,6 +85,8 @@ export async function startGatehouse(
 
   const authAddr = parseAddr('auth_addr', config.auth_addr);
   const webAddr = parseAddr('web_addr', config.web_addr);
+  const sshAddr = parseAddr('ssh_addr', config.ssh_addr);
+  if (config.ssh_public_addr) parseAddr('ssh_public_addr', config.ssh_public_addr);
   const metricsAddr = config.metrics_enabled ? parseAddr('metrics_addr', config.metrics_addr) : undefined;
   for (const [key, addr] of [
     ['auth_addr', authAddr],
@@ -134,6 +140,8 @@ export async function startGatehouse(
     : undefined;
   const scheme = https ? 'https' : 'http';
   const apps: Array<{ close(): PromiseLike<unknown> }> = [];
+  let sshProxy: SshProxy | undefined;
+  let recordingsStarted = false;
   const common = {
     logger,
     version: VERSION,
@@ -150,8 +158,12 @@ export async function startGatehouse(
     services,
     bootstrap,
     async close() {
+      // SSH sessions first: each user is told, each recording closed (and queued for upload).
+      await sshProxy?.close();
       // Stop accepting, let in-flight requests finish, then flush and close the stores.
       await Promise.all(apps.map((a) => a.close()));
+      // Uploads get a moment to finish; what is left stays in the spool for the next start.
+      if (recordingsStarted) await services.recordings.stop({ drainMs: 5000 });
       // Background jobs next (in-flight webhook attempts finish, bounded), while the stores are open.
       await services.webhookDispatcher.stop();
       await retention?.stop();
@@ -185,6 +197,33 @@ export async function startGatehouse(
       metrics?.trackConnections(web.app.server, 'web');
       await web.app.listen({ host: webAddr.host, port: webAddr.port });
       handle.webUrl = `${scheme}://${hostFor(webAddr.host)}:${(web.app.server.address() as { port: number }).port}`;
+
+      try {
+        await services.recordings.start();
+      } catch (e) {
+        throw new StartupError(`cannot open the recording spool: ${(e as Error).message}`, { cause: e });
+      }
+      recordingsStarted = true;
+      sshProxy = createSshProxy({
+        hostKey: loadOrCreateHostKey(dataDir).privateKey,
+        access: services.sshAccess,
+        tokens: services.tokens,
+        tickets: services.tickets,
+        findKeyOwner: (blob) => services.sshKeys.findPrincipalByKey(blob),
+        upstreamKey: (id) => services.resources.upstreamKey(id),
+        checkHostKey: (id, key) => services.resources.pinHostKey(id, key),
+        sessions: services.sessions,
+        recordings: services.recordings,
+        audit: services.audit,
+        clock,
+        logger,
+        ...(metrics ? { metrics } : {}),
+      });
+      const bound = await sshProxy.listen(sshAddr.host, sshAddr.port);
+      handle.sshAddr = { host: sshAddr.host, port: bound.port };
+      services.publishSshEndpoint(
+        config.ssh_public_addr ? parseAddr('ssh_public_addr', config.ssh_public_addr) : handle.sshAddr,
+      );
     }
     if (metrics && metricsAddr) {
       if (https && config.tls) {

@@ -6,6 +6,7 @@ import { type AgentBasics, type AgentServices, createAgentBasics, createAgentSer
 import { type AuditReadService, createAuditReadService } from './api/audit/audit.service.js';
 import { createResourceService, type ResourceService } from './api/resources/resources.service.js';
 import { createRoleService, type RoleService } from './api/roles/roles.service.js';
+import { createSshKeyService, type SshKeyService } from './api/ssh-keys/ssh-keys.service.js';
 import { createUserService, type UserService } from './api/users/users.service.js';
 import { createWebhookService, type WebhookService } from './api/webhooks/webhooks.service.js';
 import { type AuditLog, createAuditLog } from './audit/audit-log.js';
@@ -22,6 +23,10 @@ import type { Config } from './config/schema.js';
 import type { Clock } from './lib/clock.js';
 import { parseDuration } from './lib/duration.js';
 import type { Metrics } from './observability/metrics.js';
+import { createSshAccess, type SshAccess } from './proxy/ssh/access.js';
+import { createRecordingService, type RecordingService } from './recordings/recording-service.js';
+import { createSessionManager, type SessionManager } from './sessions/session-manager.js';
+import { createTicketService, type TicketService } from './sessions/tickets.js';
 import { createWebhookDispatcher, dispatcherOptionsFrom, type WebhookDispatcher } from './webhooks/dispatcher.js';
 import { createSecretBox, webhookSecretKeyPath } from './webhooks/secret-box.js';
 
@@ -32,10 +37,20 @@ export interface Services extends AgentServices, AgentBasics {
   users: UserService;
   roles: RoleService;
   resources: ResourceService;
+  /** SSH public keys of users and agents; findPrincipalByKey serves the SSH proxy. */
+  sshKeys: SshKeyService;
   webhooks: WebhookService;
   /** Not running until start() (the server starts it; scripts that only build services do not). */
   webhookDispatcher: WebhookDispatcher;
   auditRead: AuditReadService;
+  sessions: SessionManager;
+  tickets: TicketService;
+  sshAccess: SshAccess;
+  /** Spool, upload completer and object store of session recordings; not running until start(). */
+  recordings: RecordingService;
+  /** Where users reach the SSH proxy (ssh_public_addr, else where it listens); undefined without one. */
+  sshEndpoint(): { host: string; port: number } | undefined;
+  publishSshEndpoint(endpoint: { host: string; port: number }): void;
   readiness: Record<string, () => Promise<void>>;
   /** Prometheus metrics, when enabled (e.g. sessions observe session_duration_seconds). */
   metrics?: Metrics;
@@ -90,9 +105,11 @@ export async function createServices(deps: {
     killSwitch: agentBasics.killSwitch,
   });
   const roles = createRoleService({ state, audit, clock });
-  const resources = createResourceService({ state, audit, clock });
+  // Agent JWT signing keys and servers' upstream SSH keys are sealed with the same data-dir key as
+  // webhook secrets.
   const box = createSecretBox(webhookSecretKeyPath(resolve(config.data_dir)));
-  // Agent JWT signing keys are sealed with the same data-dir key as webhook secrets.
+  const resources = createResourceService({ state, audit, clock, box });
+  const sshKeys = createSshKeyService({ state, audit, clock });
   const agentServices = createAgentServices(agentBasics, {
     config,
     state,
@@ -115,6 +132,13 @@ export async function createServices(deps: {
     clock,
     options: dispatcherOptionsFrom(config.webhooks),
   });
+  const sessions = createSessionManager({ state, audit, clock });
+  let sshEndpoint: { host: string; port: number } | undefined;
+  const recordings = createRecordingService({
+    config,
+    record: (event) => audit.record(event),
+    clock,
+  });
   await roles.ensureBuiltins();
 
   return {
@@ -124,15 +148,25 @@ export async function createServices(deps: {
     users,
     roles,
     resources,
+    sshKeys,
     ...agentBasics,
     ...agentServices,
     webhooks,
     webhookDispatcher,
     auditRead: createAuditReadService({ audit }),
+    sessions,
+    tickets: createTicketService({ state, clock }),
+    sshAccess: createSshAccess({ state, policies }),
+    recordings,
+    sshEndpoint: () => sshEndpoint,
+    publishSshEndpoint: (endpoint) => {
+      sshEndpoint = endpoint;
+    },
     readiness: { backend: () => backend.ping(), audit: () => auditStore.ping() },
     ...(deps.metrics ? { metrics: deps.metrics } : {}),
     close: () => {
       agentBasics.usage.stop();
+      sessions.close();
       cache.close();
     },
   };

@@ -1,7 +1,6 @@
 // asciicast v2: the encoder's lines parse back to the same session, play in the real `asciinema cat`
 // (Debian's asciinema, run under `script` because it insists on a terminal), and render as plain text.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +14,7 @@ import {
   TRUNCATED_MARKER,
   toPlainText,
 } from '../src/recordings/asciicast.js';
+import { asciinemaCat, asciinemaMissing } from './helpers/asciinema.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'gatehouse-cast-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -111,28 +111,6 @@ test('the parser refuses what players cannot play', () => {
     );
   }
 });
-
-/** Why `asciinema cat` cannot run here, or undefined when it can. */
-function asciinemaMissing(): string | undefined {
-  for (const [cmd, args] of [
-    ['asciinema', ['--version']],
-    ['script', ['--version']],
-  ] as const) {
-    const r = spawnSync(cmd, args, { encoding: 'utf8' });
-    if (r.error || r.status !== 0) return `${cmd} is not installed (apt-get install -y asciinema bsdutils)`;
-  }
-  return undefined;
-}
-
-/** Plays a cast with the real `asciinema cat` inside a pseudo-terminal; returns what it printed. */
-function asciinemaCat(path: string): { status: number | null; stdout: string } {
-  const r = spawnSync('script', ['-qec', `asciinema cat '${path.replace(/'/g, `'\\''`)}'`, '/dev/null'], {
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'pipe'],
-    timeout: 30_000,
-  });
-  return { status: r.status, stdout: r.stdout };
-}
 
 const missing = asciinemaMissing();
 const playName = 'asciinema cat plays the cast and prints exactly the recorded output';

@@ -18,6 +18,7 @@ const SAMPLE_IDS: Record<string, string> = {
   sessions: 'sess_0000000000000000000000zzzz',
   webhooks: 'whk_0000000000000000000000zzzz',
   'api-keys': 'key_0000000000000000000000zzzz',
+  'ssh-keys': 'sshkey_0000000000000000000000zzzz',
   credentials: 'cred_0000000000000000000000zzzz',
   delegations: 'user_0000000000000000000000zzzz',
 };
@@ -27,7 +28,7 @@ function concretePath(url: string): string {
   return parts
     .map((p, i) => {
       if (p === ':id') return SAMPLE_IDS[parts[i - 1] as string] ?? 'x';
-      if (p === ':key_id') return SAMPLE_IDS['api-keys'];
+      if (p === ':key_id') return SAMPLE_IDS[parts[i - 1] as string] ?? SAMPLE_IDS['api-keys'];
       if (p === ':credential_id' || p === ':user_id') return SAMPLE_IDS[parts[i - 1] as string] ?? 'x';
       return p;
     })

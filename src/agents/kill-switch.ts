@@ -3,6 +3,8 @@
 // API keys, its credentials, and its live sessions (marked terminated for the proxy to end). Every
 // instance sees the write through the backend watch, and authentication reads only that cache, so
 // the next request with any of its tokens fails, everywhere.
+
+import { sshKeyRemovalOps } from '../api/ssh-keys/ssh-keys.service.js';
 import type { AgentRecord, ApiKeyRecord, CredentialRecord, DelegationGrant } from '../auth/records.js';
 import { keys } from '../auth/records.js';
 import type { TokenIndex } from '../auth/token-index.js';
@@ -89,17 +91,19 @@ export function createKillSwitch(deps: { state: StateStore; tokenIndex: Pick<Tok
         .filter((c) => c.value.revoked_at === undefined && Date.parse(c.value.expires_at) > now).length;
     }
 
-    // A revoked or deleted agent will never act for anyone again: the users' consents go too.
+    // A revoked or deleted agent will never act for anyone again: the users' consents go too, and
+    // its SSH keys (a suspended agent keeps them; the proxy refuses it while it is suspended).
     if (action !== 'suspended') {
       for (const g of state.list<DelegationGrant>(keys.delegationsOf(a.id)))
         operations.push({ type: 'delete', key: g.key });
+      operations.push(...sshKeyRemovalOps(state, a.id));
     }
 
     const endedSessions: string[] = [];
     for (const s of state.list<SessionLike>('sessions/')) {
       if (s.value.status !== 'active' || s.value.principal?.id !== a.id) continue;
       endedSessions.push(s.value.id);
-      const ended = { ...s.value, status: 'terminated', ended_at: isoTime(now) };
+      const ended = { ...s.value, status: 'terminated', ended_at: isoTime(now), end_reason: REASON[action] };
       operations.push({ type: 'put', key: s.key, value: JSON.stringify(ended) });
     }
 

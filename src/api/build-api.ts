@@ -24,6 +24,7 @@ import { resourceRoutes } from './resources/resources.routes.js';
 import { roleRoutes } from './roles/roles.routes.js';
 import type { RegisteredRoute } from './route-config.js';
 import { sessionRoutes } from './sessions/sessions.routes.js';
+import { sshKeyRoutes } from './ssh-keys/ssh-keys.routes.js';
 import { tokenRoutes } from './tokens/tokens.routes.js';
 import { userRoutes } from './users/users.routes.js';
 import { createValidatorCompiler } from './validation.js';
@@ -104,6 +105,7 @@ export async function buildApi(services: Services, opts: ApiOptions): Promise<{ 
     roleRoutes(scoped, services);
     resourceRoutes(scoped, services);
     agentRoutes(scoped, services);
+    sshKeyRoutes(scoped, services);
     jwksRoute(scoped, services);
     webhookRoutes(scoped, services);
     sessionRoutes(scoped, services);

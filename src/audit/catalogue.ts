@@ -17,11 +17,21 @@ export const EVENT_TYPES = {
   'user.deleted': { code: 'GH2001I', description: 'A user was deleted; their keys and tokens were revoked.' },
   'user.api_key.created': { code: 'GH2002I', description: 'An API key was created for a user.' },
   'user.api_key.deleted': { code: 'GH2003I', description: 'An API key was deleted and its tokens revoked.' },
+  'user.ssh_key.added': { code: 'GH2004I', description: 'An SSH public key was registered for a user.' },
+  'user.ssh_key.deleted': { code: 'GH2005I', description: 'An SSH public key was removed from a user.' },
   'role.created': { code: 'GH2100I', description: 'A role was created.' },
   'role.updated': { code: 'GH2101I', description: 'A role was replaced.' },
   'role.deleted': { code: 'GH2102I', description: 'A role was deleted.' },
   'resource.created': { code: 'GH2200I', description: 'A database, server or app was registered.' },
   'resource.deleted': { code: 'GH2201I', description: 'A database, server or app was removed.' },
+  'resource.host_key.pinned': {
+    code: 'GH2202I',
+    description: "A server's SSH host key was pinned on first use by the proxy.",
+  },
+  'resource.host_key.reset': {
+    code: 'GH2203W',
+    description: "A server's pinned SSH host key was cleared; the next connection pins the key it presents.",
+  },
   'agent.created': { code: 'GH2300I', description: 'An AI agent identity was created.' },
   'agent.credentials.issued': { code: 'GH2301I', description: 'Credentials were issued to an agent.' },
   'agent.updated': { code: 'GH2302I', description: "An agent's name, description, labels, roles or limits changed." },
@@ -45,6 +55,8 @@ export const EVENT_TYPES = {
     code: 'GH2310W',
     description: 'An agent exceeded its request or credential-issuance limit (recorded at most once a minute).',
   },
+  'agent.ssh_key.added': { code: 'GH2311I', description: 'An SSH public key was registered for an agent.' },
+  'agent.ssh_key.deleted': { code: 'GH2312I', description: 'An SSH public key was removed from an agent.' },
   'webhook.created': { code: 'GH2400I', description: 'A webhook was created.' },
   'webhook.deleted': { code: 'GH2401I', description: 'A webhook was deleted with its delivery records.' },
   'webhook.disabled': {
@@ -61,11 +73,25 @@ export const EVENT_TYPES = {
   'session.end': { code: 'GH4001I', description: 'A session ended.' },
   'session.terminated': { code: 'GH4002W', description: 'A session was ended by an administrator or a kill switch.' },
   'session.rejected': { code: 'GH4003W', description: 'A connection was refused (RBAC, login, or policy).' },
+  'session.upstream_failed': {
+    code: 'GH4004E',
+    description: 'The proxy could not reach or log in to the target server, or its host key changed.',
+  },
+  'session.command': { code: 'GH4005I', description: 'A command was run (ssh host cmd) in a session.' },
+  'session.port_forward': {
+    code: 'GH4006I',
+    description: 'A port forwarding channel was opened through the proxy (a role allowed it).',
+  },
+  'session.file_transfer': {
+    code: 'GH4007I',
+    description: 'A file was read or written over sftp: its path and the bytes moved, never its contents.',
+  },
   'recording.uploaded': { code: 'GH4100I', description: 'A session recording reached object storage, verified.' },
   'recording.upload_failed': {
     code: 'GH4101E',
     description: 'A recording upload failed; the spool copy is kept and retried.',
   },
+  'recording.read': { code: 'GH4102I', description: 'A session recording was downloaded or viewed.' },
   'audit.pruned': { code: 'GH3102I', description: 'Events older than audit.retention were deleted.' },
   'audit.exported': { code: 'GH3100I', description: 'Audit events were exported (format=ndjson).' },
 } as const;

@@ -150,4 +150,9 @@ export const keys = {
   delegationsOf: (agentId: string) => `delegations/${agentId}/`,
   signingKey: (generation: number) => `jwks/${String(generation).padStart(12, '0')}`,
   usage: (kind: 'agent' | 'credential', id: string) => `usage/${kind}/${id}`,
+  sshKey: (id: string) => `sshkeys/${id}`,
+  /** sha256 (hex) of the key blob: a key identifies exactly one principal. */
+  sshKeyBlob: (digest: string) => `index/sshkeys/blob/${digest}`,
+  /** A server's sealed upstream private key, apart from the resource record (never in responses). */
+  serverSecret: (id: string) => `secrets/servers/${id}`,
 };

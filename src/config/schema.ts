@@ -15,6 +15,17 @@ export const ConfigSchema = Type.Object(
     }),
     auth_addr: Type.String({ ...Address, default: '127.0.0.1:3025' }),
     web_addr: Type.String({ ...Address, default: '127.0.0.1:3080' }),
+    ssh_addr: Type.String({
+      ...Address,
+      default: '127.0.0.1:3023',
+      description: 'SSH proxy listener (roles: proxy).',
+    }),
+    ssh_public_addr: Type.Optional(
+      Type.String({
+        ...Address,
+        description: 'host:port users connect to for SSH (behind a load balancer); default ssh_addr.',
+      }),
+    ),
     metrics_enabled: Type.Boolean({ default: true, description: 'Serve GET /metrics on metrics_addr.' }),
     metrics_addr: Type.String({ ...Address, default: '127.0.0.1:9090' }),
     metrics_prefix: Type.String({

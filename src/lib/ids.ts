@@ -17,6 +17,7 @@ export const ID_PREFIXES = {
   delivery: 'dlv_',
   apiKey: 'key_',
   credential: 'cred_',
+  sshKey: 'sshkey_',
   request: 'req_',
 } as const;
 

@@ -1,11 +1,22 @@
 // Pure policy evaluation over a principal's roles. Default deny; a matching deny wins; allows from
 // all roles add up. Compiled once per role set and reused until a role changes.
-import type { Decision, LabeledResource, ResourceSelector, RoleSpec, Rule, Verb } from './types.js';
+import { parseDuration } from '../lib/duration.js';
+import type { Decision, LabeledResource, ResourceSelector, RoleOptions, RoleSpec, Rule, Verb } from './types.js';
+
+/** Session options after combining every role: the most restrictive wins. */
+export interface SessionOptions {
+  /** Milliseconds; undefined: no limit from any role. */
+  maxSessionTtlMs?: number;
+  recordSession: 'best_effort' | 'strict';
+  recordInput: boolean;
+  portForwarding: boolean;
+}
 
 export interface Policy {
   can(resource: string, verb: Verb): Decision;
   canSee(resource: LabeledResource): boolean;
   logins(): string[];
+  options(): SessionOptions;
 }
 
 export interface Traits {
@@ -40,6 +51,25 @@ export function selectorMatches(selector: ResourceSelector, resource: LabeledRes
   return true;
 }
 
+/**
+ * Most restrictive wins: the shortest TTL; strict recording if any role asks; input recorded if any
+ * role asks (more recording is the cautious side); forwarding only if some role allows it and none
+ * forbids it (unset says nothing).
+ */
+export function combineOptions(all: ReadonlyArray<RoleOptions | undefined>): SessionOptions {
+  let ttl: number | undefined;
+  for (const o of all) {
+    const ms = o?.max_session_ttl === undefined ? undefined : parseDuration(o.max_session_ttl);
+    if (ms !== undefined && (ttl === undefined || ms < ttl)) ttl = ms;
+  }
+  return {
+    ...(ttl === undefined ? {} : { maxSessionTtlMs: ttl }),
+    recordSession: all.some((o) => o?.record_session === 'strict') ? 'strict' : 'best_effort',
+    recordInput: all.some((o) => o?.record_input === true),
+    portForwarding: all.some((o) => o?.port_forwarding === true) && !all.some((o) => o?.port_forwarding === false),
+  };
+}
+
 /** `{{traits.logins}}` (or Teleport's `{{internal.logins}}`) expands to the principal's trait values. */
 function expandTraits(values: string[], traits: Traits): string[] {
   const out: string[] = [];
@@ -53,6 +83,7 @@ function expandTraits(values: string[], traits: Traits): string[] {
 
 export function compilePolicy(roles: readonly RoleSpec[], traits: Traits = {}): Policy {
   const decisions = new Map<string, Decision>();
+  let options: SessionOptions | undefined;
   return {
     can(resource, verb) {
       const cacheKey = `${resource}:${verb}`;
@@ -77,6 +108,10 @@ export function compilePolicy(roles: readonly RoleSpec[], traits: Traits = {}): 
       const allowed = new Set(roles.flatMap((r) => expandTraits(r.allow.logins ?? [], traits)));
       return [...allowed].filter((l) => !denied.has(l)).sort();
     },
+    options() {
+      options ??= combineOptions(roles.map((r) => r.options));
+      return options;
+    },
   };
 }
 
@@ -93,6 +128,17 @@ export function intersectPolicies(a: Policy, b: Policy): Policy {
     logins() {
       const other = new Set(b.logins());
       return a.logins().filter((l) => other.has(l));
+    },
+    options() {
+      const x = a.options();
+      const y = b.options();
+      const ttls = [x.maxSessionTtlMs, y.maxSessionTtlMs].filter((t): t is number => t !== undefined);
+      return {
+        ...(ttls.length ? { maxSessionTtlMs: Math.min(...ttls) } : {}),
+        recordSession: x.recordSession === 'strict' || y.recordSession === 'strict' ? 'strict' : 'best_effort',
+        recordInput: x.recordInput || y.recordInput,
+        portForwarding: x.portForwarding && y.portForwarding,
+      };
     },
   };
 }

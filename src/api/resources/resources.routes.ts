@@ -13,8 +13,9 @@ import {
   ResourceParams,
   ResourceQuery,
   ServerList,
+  ServerParams,
 } from './resources.schema.js';
-import type { ProtectedKind, ResourceService } from './resources.service.js';
+import { type ProtectedKind, type ResourceService, toResourceResponse } from './resources.service.js';
 
 const tags = ['resources'];
 const LIST = { permission: { resource: 'resources', verb: 'list' } } as const;
@@ -35,13 +36,18 @@ export function resourceRoutes(app: App, deps: { resources: ResourceService }): 
     },
     async (request) => {
       const { items, pagination } = resources.list(authenticatedContext(request), request.query);
-      return { resources: items, pagination };
+      return { resources: items.map(toResourceResponse), pagination };
     },
   );
 
   const kindList = { config: LIST, schema: { tags, querystring: KindQuery } };
-  const listOf = (request: FastifyRequest, kind: ProtectedKind) =>
-    resources.list(authenticatedContext(request), { ...(request.query as typeof KindQuery.static), kind });
+  const listOf = (request: FastifyRequest, kind: ProtectedKind) => {
+    const { items, pagination } = resources.list(authenticatedContext(request), {
+      ...(request.query as typeof KindQuery.static),
+      kind,
+    });
+    return { items: items.map(toResourceResponse), pagination };
+  };
 
   app.get(
     '/v1/databases',
@@ -94,7 +100,7 @@ export function resourceRoutes(app: App, deps: { resources: ResourceService }): 
     },
     async (request, reply) => {
       const created = await resources.create(authenticatedContext(request), request.body);
-      return reply.code(201).header('location', `/v1/resources/${created.id}`).send(created);
+      return reply.code(201).header('location', `/v1/resources/${created.id}`).send(toResourceResponse(created));
     },
   );
 
@@ -104,7 +110,7 @@ export function resourceRoutes(app: App, deps: { resources: ResourceService }): 
       config: { permission: { resource: 'resources', verb: 'read' } },
       schema: { tags, summary: 'Get a resource', params: ResourceParams, response: responses({ 200: Resource }) },
     },
-    async (request) => resources.get(authenticatedContext(request), request.params.id),
+    async (request) => toResourceResponse(resources.get(authenticatedContext(request), request.params.id)),
   );
 
   app.delete(
@@ -115,6 +121,23 @@ export function resourceRoutes(app: App, deps: { resources: ResourceService }): 
     },
     async (request, reply) => {
       await resources.remove(authenticatedContext(request), request.params.id);
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.delete(
+    '/v1/resources/:id/ssh-host-key',
+    {
+      config: { permission: { resource: 'resources', verb: 'update' } },
+      schema: {
+        tags,
+        summary: "Forget a server's pinned SSH host key (after a rebuild); the next connection pins the key it sees",
+        params: ServerParams,
+        response: responses({ 204: Type.Null() }),
+      },
+    },
+    async (request, reply) => {
+      await resources.resetHostKey(authenticatedContext(request), request.params.id);
       return reply.code(204).send(null);
     },
   );

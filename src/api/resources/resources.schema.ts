@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { Description, LabelFilter, Labels, listQuery, listResponse, Name, Timestamp } from '../schemas.js';
+import { publicKeyLine } from '../ssh-keys/ssh-keys.schema.js';
 
 export const ResourceKindSchema = Type.Union([Type.Literal('database'), Type.Literal('server'), Type.Literal('app')]);
 export const DATABASE_PROTOCOLS = ['postgres', 'mysql', 'mongodb', 'redis'] as const;
@@ -29,9 +30,16 @@ export const ResourceInput = Type.Object(
     address: Type.Optional(Address),
     protocol: Type.Optional(Protocol),
     uri: Type.Optional(Uri),
+    ssh_host_key: Type.Optional(
+      publicKeyLine('Server only: its SSH host key (OpenSSH line); without it the proxy pins the key seen first'),
+    ),
   },
   { additionalProperties: false },
 );
+
+export const HostKeyPinned = Type.Union([Type.Literal('registered'), Type.Literal('first_use'), Type.Null()], {
+  description: 'How the host key was pinned: given at registration, or seen on first connection; null: not yet',
+});
 
 export const Resource = Type.Object(
   {
@@ -43,6 +51,17 @@ export const Resource = Type.Object(
     address: Type.Optional(Address),
     protocol: Type.Optional(Protocol),
     uri: Type.Optional(Uri),
+    ssh_public_key: Type.Optional(
+      Type.Union([Type.String(), Type.Null()], {
+        description: "Server only: Gatehouse's public key for this server, to add to the target's authorized_keys",
+      }),
+    ),
+    ssh_host_key_fingerprint: Type.Optional(
+      Type.Union([Type.String(), Type.Null()], {
+        description: "Server only: the pinned host key's SHA256 fingerprint",
+      }),
+    ),
+    ssh_host_key_pinned: Type.Optional(HostKeyPinned),
     created_at: Timestamp,
     updated_at: Timestamp,
   },
@@ -60,6 +79,11 @@ export const ResourceList = listResponse('resources', Resource);
 export const DatabaseList = listResponse('databases', Resource);
 export const ServerList = listResponse('servers', Resource);
 export const AppList = listResponse('apps', Resource);
+
+export const ServerParams = Type.Object(
+  { id: Type.String({ maxLength: 80, pattern: '^srv_[0-9a-z]{26}$', description: 'srv_…' }) },
+  { additionalProperties: false },
+);
 
 export const ResourceParams = Type.Object(
   {

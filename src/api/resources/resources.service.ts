@@ -1,38 +1,104 @@
 // Protected resources (databases, servers, apps). Everyone sees only what their roles' selectors
-// match; a resource you may not see does not exist for you (404).
+// match; a resource you may not see does not exist for you (404). Each server gets its own upstream
+// SSH key pair at registration (the private half sealed under secrets/, never answered) and a pinned
+// host key, registered with it or taken on the proxy's first connection.
 
 import type { Static } from '@sinclair/typebox';
+import ssh2 from 'ssh2';
 import type { AuditLog } from '../../audit/audit-log.js';
 import { actorOf, eventContext, type Principal, type RequestContext } from '../../auth/principal.js';
 import { keys } from '../../auth/records.js';
 import type { StateStore } from '../../backend/state.js';
+import { BackendError, type Condition, type Operation } from '../../backend/types.js';
 import { type Clock, isoTime } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { globMatch } from '../../rbac/policy.js';
+import type { SecretBox } from '../../webhooks/secret-box.js';
 import { translateConflicts } from '../conflicts.js';
 import { invalidField, notFound } from '../errors.js';
 import { page, parseLabelFilter } from '../schemas.js';
+import { parsePublicKeyBlob, parsePublicKeyLine } from '../ssh-keys/ssh-public-key.js';
 import type { Resource, ResourceInput as ResourceInputSchema } from './resources.schema.js';
 
-export type ResourceRecord = Static<typeof Resource>;
+export type ResourceResponse = Static<typeof Resource>;
 export type ResourceInput = Static<typeof ResourceInputSchema>;
-export type ProtectedKind = ResourceRecord['kind'];
+export type ProtectedKind = ResourceResponse['kind'];
+
+/** A server's pinned SSH host key. */
+export interface HostKeyPin {
+  /** "<type> <base64>" */
+  key: string;
+  fingerprint: string;
+  pinned: 'registered' | 'first_use';
+  pinned_at: string;
+}
+
+export interface ResourceRecord {
+  id: string;
+  kind: ProtectedKind;
+  name: string;
+  description: string;
+  labels: Record<string, string>;
+  address?: string;
+  protocol?: ResourceResponse['protocol'];
+  uri?: string;
+  /** Servers: the OpenSSH public line of the upstream key pair (absent on servers registered before). */
+  ssh_public_key?: string;
+  ssh_host_key?: HostKeyPin;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A server's upstream private key, sealed with the data dir's key and bound to the server id. */
+interface ServerSecret {
+  private_sealed: string;
+  created_at: string;
+}
 
 const ID_KIND = { database: 'database', server: 'server', app: 'app' } as const;
+const sealContext = (serverId: string) => `server-upstream-key:${serverId}`;
 
-export const toResourceResponse = (r: ResourceRecord) => r;
+export function toResourceResponse(r: ResourceRecord): ResourceResponse {
+  const response: ResourceResponse = {
+    id: r.id,
+    kind: r.kind,
+    name: r.name,
+    description: r.description,
+    labels: r.labels,
+    ...(r.address !== undefined ? { address: r.address } : {}),
+    ...(r.protocol !== undefined ? { protocol: r.protocol } : {}),
+    ...(r.uri !== undefined ? { uri: r.uri } : {}),
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+  };
+  if (r.kind !== 'server') return response;
+  return {
+    ...response,
+    ssh_public_key: r.ssh_public_key ?? null,
+    ssh_host_key_fingerprint: r.ssh_host_key?.fingerprint ?? null,
+    ssh_host_key_pinned: r.ssh_host_key?.pinned ?? null,
+  };
+}
 
 /** Which fields each kind takes; anything else is refused with its path. */
 const FIELDS: Record<ProtectedKind, { required: Array<keyof ResourceInput>; forbidden: Array<keyof ResourceInput> }> = {
-  database: { required: ['address', 'protocol'], forbidden: ['uri'] },
+  database: { required: ['address', 'protocol'], forbidden: ['uri', 'ssh_host_key'] },
   server: { required: ['address'], forbidden: ['protocol', 'uri'] },
-  app: { required: ['uri'], forbidden: ['address', 'protocol'] },
+  app: { required: ['uri'], forbidden: ['address', 'protocol', 'ssh_host_key'] },
 };
 
 export type ResourceService = ReturnType<typeof createResourceService>;
 
-export function createResourceService(deps: { state: StateStore; audit: AuditLog; clock: Clock }) {
-  const { state, audit, clock } = deps;
+const PROXY: RequestContext = { system: 'ssh-proxy', remoteAddr: '', requestId: '' };
+
+export function createResourceService(deps: {
+  state: StateStore;
+  audit: AuditLog;
+  clock: Clock;
+  /** Seals servers' upstream private keys (the data dir's key, as for webhook secrets). */
+  box: Pick<SecretBox, 'seal' | 'open'>;
+}) {
+  const { state, audit, clock, box } = deps;
   const visible = (p: Principal | undefined, r: ResourceRecord) => p !== undefined && p.policy.canSee(r);
 
   function findVisible(ctx: RequestContext, id: string) {
@@ -70,17 +136,46 @@ export function createResourceService(deps: { state: StateStore; audit: AuditLog
       for (const field of rules.forbidden) {
         if (input[field] !== undefined) throw invalidField(`/body/${field}`, `does not apply to a ${input.kind}`);
       }
+      const hostKey =
+        input.ssh_host_key !== undefined ? parsePublicKeyLine(input.ssh_host_key, '/body/ssh_host_key') : undefined;
       const now = clock();
+      const { ssh_host_key: _given, ...fields } = input;
       const record: ResourceRecord = {
-        ...input,
+        ...fields,
         id: newId(ID_KIND[input.kind], now),
         description: input.description ?? '',
         labels: input.labels ?? {},
         created_at: isoTime(now),
         updated_at: isoTime(now),
       };
+      const resourceKey = keys.resource(record.id);
       const nameKey = keys.resourceName(record.kind, record.name);
-      await translateConflicts(() => state.insert(keys.resource(record.id), record, { indexKeys: [nameKey] }), {
+      const conditions: Condition[] = [
+        { key: resourceKey, is: 'absent' },
+        { key: nameKey, is: 'absent' },
+      ];
+      const operations: Operation[] = [{ type: 'put', key: nameKey, value: JSON.stringify({ ref: resourceKey }) }];
+      if (record.kind === 'server') {
+        const pair = ssh2.utils.generateKeyPairSync('ed25519', { comment: `gatehouse-${record.name}` });
+        record.ssh_public_key = pair.public;
+        if (hostKey) {
+          record.ssh_host_key = {
+            key: hostKey.line,
+            fingerprint: hostKey.fingerprint,
+            pinned: 'registered',
+            pinned_at: record.created_at,
+          };
+        }
+        const secret: ServerSecret = {
+          private_sealed: box.seal(pair.private, sealContext(record.id)),
+          created_at: record.created_at,
+        };
+        const secretKey = keys.serverSecret(record.id);
+        conditions.push({ key: secretKey, is: 'absent' });
+        operations.push({ type: 'put', key: secretKey, value: JSON.stringify(secret) });
+      }
+      operations.unshift({ type: 'put', key: resourceKey, value: JSON.stringify(record) });
+      await translateConflicts(() => state.write(conditions, operations), {
         [nameKey]: `a ${record.kind} named ${JSON.stringify(record.name)} already exists`,
       });
       await audit.record({
@@ -88,7 +183,10 @@ export function createResourceService(deps: { state: StateStore; audit: AuditLog
         actor: actorOf(ctx),
         target: { kind: record.kind, id: record.id, name: record.name },
         ...eventContext(ctx),
-        data: { labels: record.labels },
+        data: {
+          labels: record.labels,
+          ...(record.ssh_host_key ? { ssh_host_key_fingerprint: record.ssh_host_key.fingerprint } : {}),
+        },
       });
       return record;
     },
@@ -96,14 +194,88 @@ export function createResourceService(deps: { state: StateStore; audit: AuditLog
     async remove(ctx: RequestContext, id: string): Promise<void> {
       const item = findVisible(ctx, id);
       const r = item.value;
+      // The upstream key goes in the same write: no private key outlives its server.
       await translateConflicts(() =>
-        state.remove(item.key, { revision: item.revision, indexKeys: [keys.resourceName(r.kind, r.name)] }),
+        state.remove(item.key, {
+          revision: item.revision,
+          indexKeys: [keys.resourceName(r.kind, r.name), ...(r.kind === 'server' ? [keys.serverSecret(r.id)] : [])],
+        }),
       );
       await audit.record({
         type: 'resource.deleted',
         actor: actorOf(ctx),
         target: { kind: r.kind, id: r.id, name: r.name },
         ...eventContext(ctx),
+      });
+    },
+
+    /** The OpenSSH private key the proxy logs in to this server with; undefined if it has none. */
+    upstreamKey(serverId: string): string | undefined {
+      const secret = state.get<ServerSecret>(keys.serverSecret(serverId))?.value;
+      return secret ? box.open(secret.private_sealed, sealContext(serverId)) : undefined;
+    },
+
+    /**
+     * Checks the host key a server presented (wire-format blob) against its pin. With no pin yet the
+     * key is pinned (first use, recorded as an event); afterwards it is a match or a mismatch, which
+     * the proxy must treat as a refusal to connect.
+     */
+    async pinHostKey(
+      serverId: string,
+      keyBlob: Buffer,
+      ctx: RequestContext = PROXY,
+    ): Promise<'pinned' | 'match' | 'mismatch'> {
+      for (let attempt = 0; ; attempt++) {
+        const item = state.get<ResourceRecord>(keys.resource(serverId));
+        if (item?.value.kind !== 'server') throw notFound('server', serverId);
+        const pin = item.value.ssh_host_key;
+        if (pin) return pin.key.split(' ')[1] === keyBlob.toString('base64') ? 'match' : 'mismatch';
+        const presented = parsePublicKeyBlob(keyBlob);
+        if (!presented) throw new Error('the host key presented is not an SSH public key');
+        const now = isoTime(clock());
+        const next: ResourceRecord = {
+          ...item.value,
+          ssh_host_key: {
+            key: presented.line,
+            fingerprint: presented.fingerprint,
+            pinned: 'first_use',
+            pinned_at: now,
+          },
+          updated_at: now,
+        };
+        try {
+          await state.replace(item.key, item.revision, next);
+        } catch (error) {
+          // Another connection pinned (or the record changed) meanwhile: read it again and compare.
+          if (error instanceof BackendError && attempt < 4) continue;
+          throw error;
+        }
+        await audit.record({
+          type: 'resource.host_key.pinned',
+          actor: actorOf(ctx),
+          target: { kind: 'server', id: serverId, name: next.name },
+          ...eventContext(ctx),
+          data: { fingerprint: presented.fingerprint, key_type: presented.type },
+        });
+        return 'pinned';
+      }
+    },
+
+    /** Forgets a server's pinned host key (the server was rebuilt); the next connection pins anew. */
+    async resetHostKey(ctx: RequestContext, serverId: string): Promise<void> {
+      const item = findVisible(ctx, serverId);
+      const r = item.value;
+      if (r.kind !== 'server') throw notFound('server', serverId);
+      const previous = r.ssh_host_key;
+      if (!previous) return;
+      const { ssh_host_key: _dropped, ...rest } = r;
+      await translateConflicts(() => state.replace(item.key, item.revision, { ...rest, updated_at: isoTime(clock()) }));
+      await audit.record({
+        type: 'resource.host_key.reset',
+        actor: actorOf(ctx),
+        target: { kind: 'server', id: r.id, name: r.name },
+        ...eventContext(ctx),
+        data: { previous_fingerprint: previous.fingerprint, previous_pinned: previous.pinned },
       });
     },
   };

@@ -21,6 +21,7 @@ import { generateSecret, hashSecret, secretHint } from '../../lib/secrets.js';
 import { translateConflicts } from '../conflicts.js';
 import { conflict, invalidField, notFound } from '../errors.js';
 import { pageOfRecords } from '../schemas.js';
+import { sshKeyRemovalOps } from '../ssh-keys/ssh-keys.service.js';
 
 export interface CreateUserInput {
   name: string;
@@ -180,6 +181,7 @@ export function createUserService(deps: {
         if (otherAdmins.length === 0) throw conflict('this is the last active admin; create another admin first');
       }
       const apiKeys = keysOf(id);
+      const sshKeyOps = sshKeyRemovalOps(state, id);
       await translateConflicts(() =>
         state.write(
           [{ key: item.key, revision: item.revision }, ...kills.flatMap((k) => k.plan.conditions)],
@@ -191,6 +193,7 @@ export function createUserService(deps: {
               { type: 'delete' as const, key: keys.apiKeyHash(k.value.hash) },
             ]),
             ...grants.map((g) => ({ type: 'delete' as const, key: g.key })),
+            ...sshKeyOps,
             ...kills.flatMap((k) => k.plan.operations),
           ],
         ),
@@ -220,6 +223,7 @@ export function createUserService(deps: {
         ...eventContext(ctx),
         data: {
           deleted_api_keys: apiKeys.length,
+          deleted_ssh_keys: sshKeyOps.length / 2,
           revoked_tokens: revoked,
           revoked_agents: kills.map((k) => k.agent.id),
         },

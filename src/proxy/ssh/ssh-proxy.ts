@@ -1,0 +1,369 @@
+// The SSH proxy (port 3023): users and agents connect with stock OpenSSH as `<login>@<server>`,
+// authenticate with a registered public key, an access token or a one-time ticket (as the password),
+// and reach the server under RBAC, with every session recorded. One upstream connection per client
+// connection; each session channel is a Gatehouse session (session-channel.ts).
+import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
+import ssh2, {
+  type AuthContext,
+  type Client,
+  type ConnectConfig,
+  type Connection,
+  type ServerChannel,
+  type Session,
+} from 'ssh2';
+import type { AuditLog } from '../../audit/audit-log.js';
+import type { PrincipalRef } from '../../auth/records.js';
+import type { TokenService } from '../../auth/token-service.js';
+import type { Clock } from '../../lib/clock.js';
+import type { Metrics } from '../../observability/metrics.js';
+import type { RecordingService } from '../../recordings/recording-service.js';
+import type { SessionManager } from '../../sessions/session-manager.js';
+import { TICKET_PREFIX, type TicketService } from '../../sessions/tickets.js';
+import { type AccessDecision, parseTarget, type SshAccess, type SshPrincipal } from './access.js';
+import { CIPHERS } from './algorithms.js';
+import { type PtyRequest, type RunningSession, runSession, type SessionRequest } from './session-channel.js';
+import { connectUpstream, UpstreamError } from './upstream.js';
+
+const { Server: SshServer, utils } = ssh2; // CommonJS: no named exports under Node's ESM loader
+
+export interface SshProxyDeps {
+  hostKey: string;
+  access: SshAccess;
+  tokens: Pick<TokenService, 'authenticate' | 'checkThrottle' | 'loginFailed'>;
+  tickets: TicketService;
+  /** The owner of a registered SSH public key (raw wire-format blob), if any. */
+  findKeyOwner(blob: Buffer): PrincipalRef | undefined;
+  /** Gatehouse's private key for a server (OpenSSH text), or undefined if it has none. */
+  upstreamKey(serverId: string): ConnectConfig['privateKey'] | undefined;
+  checkHostKey(serverId: string, key: Buffer): Promise<'pinned' | 'match' | 'mismatch'>;
+  sessions: SessionManager;
+  recordings: RecordingService;
+  audit: AuditLog;
+  clock: Clock;
+  logger: Logger;
+  metrics?: Metrics;
+  upstreamTimeoutMs?: number;
+}
+
+/** Environment variables passed on to the target (as OpenSSH's AcceptEnv default on Debian). */
+const PASSED_ENV = /^(LANG|LC_[A-Z_]+|COLORTERM|NO_COLOR)$/;
+
+const actorOf = (p: SshPrincipal) => ({ kind: p.kind, id: p.id, name: p.name });
+
+export type SshProxy = ReturnType<typeof createSshProxy>;
+
+export function createSshProxy(deps: SshProxyDeps) {
+  const { access, audit, logger } = deps;
+  const connections = new Set<Connection>();
+
+  const server = new SshServer(
+    {
+      hostKeys: [deps.hostKey],
+      ident: 'Gatehouse',
+      algorithms: { cipher: CIPHERS },
+    } as ConstructorParameters<typeof SshServer>[0],
+    (client, info) => handleConnection(client, info.ip),
+  );
+  server.on('error', (err: Error) => logger.error({ err }, 'ssh: listener error'));
+
+  function handleConnection(client: Connection, remoteAddr: string): void {
+    connections.add(client);
+    let principal: SshPrincipal | undefined;
+    let target: { login: string; server: string } | undefined;
+    let decision: AccessDecision | undefined;
+    let upstream: Promise<Client> | undefined;
+    let failedAttempts = 0;
+    const running = new Set<RunningSession>();
+    const requestCtx = { remoteAddr, requestId: 'ssh' };
+
+    async function rejected(reason: string, extra: Record<string, unknown> = {}): Promise<void> {
+      await audit
+        .record({
+          type: 'session.rejected',
+          actor: principal ? actorOf(principal) : { kind: 'anonymous' },
+          ...(decision?.allowed === false && decision.server
+            ? { target: { kind: 'server', id: decision.server.id, name: decision.server.name } }
+            : {}),
+          success: false,
+          remote_addr: remoteAddr,
+          data: { ...(target ?? {}), reason, ...extra },
+        })
+        .catch((err) => logger.warn({ err }, 'ssh: cannot record a rejection'));
+    }
+
+    /** A token or a ticket typed as the password (keyboard-interactive or password). */
+    async function secretLogin(secret: string): Promise<SshPrincipal | undefined> {
+      try {
+        await deps.tokens.checkThrottle(requestCtx);
+      } catch {
+        return undefined; // throttled: the event is recorded by checkThrottle
+      }
+      if (secret.startsWith(TICKET_PREFIX)) {
+        const grant = await deps.tickets.redeem(secret);
+        const server = target ? access.findServer(target.server) : undefined;
+        if (grant && target && server && grant.server_id === server.id && grant.login === target.login) {
+          const p = access.principal(grant.principal, 'ticket');
+          if (p) return p;
+        }
+        await deps.tokens.loginFailed(requestCtx, 'ssh: invalid, used or expired ticket', 'invalid_token');
+        return undefined;
+      }
+      try {
+        const p = deps.tokens.authenticate(secret);
+        return {
+          kind: p.kind,
+          id: p.id,
+          name: p.name,
+          policy: p.policy,
+          method: 'token',
+          ...(p.onBehalfOf ? { onBehalfOf: p.onBehalfOf } : {}),
+        };
+      } catch (error) {
+        await deps.tokens.loginFailed(requestCtx, `ssh: ${(error as Error).message}`, 'invalid_token');
+        return undefined;
+      }
+    }
+
+    function accepted(ctx: AuthContext, who: SshPrincipal): void {
+      principal = who;
+      decision = target
+        ? access.authorize(who, target.server, target.login)
+        : { allowed: false, reason: 'connect as <login>@<server>, e.g. ssh -l ubuntu@web-1' };
+      ctx.accept();
+    }
+
+    client.on('authentication', (ctx: AuthContext) => {
+      target ??= parseTarget(ctx.username);
+      const methods: Array<'publickey' | 'keyboard-interactive' | 'password'> = [
+        'publickey',
+        'keyboard-interactive',
+        'password',
+      ];
+      const fail = () => {
+        failedAttempts++;
+        ctx.reject(methods);
+      };
+      switch (ctx.method) {
+        case 'publickey': {
+          const owner = deps.findKeyOwner(ctx.key.data);
+          if (!owner) return fail();
+          if (!ctx.signature) return ctx.accept(); // the client asks whether the key would do
+          const key = utils.parseKey(ctx.key.data);
+          if (key instanceof Error || Array.isArray(key) || !ctx.blob) return fail();
+          if (key.verify(ctx.blob, ctx.signature, ctx.hashAlgo) !== true) return fail();
+          const who = access.principal(owner, 'publickey');
+          if (!who) return fail(); // suspended, revoked or deleted
+          return accepted(ctx, who);
+        }
+        case 'keyboard-interactive':
+          ctx.prompt([{ prompt: 'Gatehouse token or ticket: ', echo: false }], 'Gatehouse', '', (answers) => {
+            void secretLogin(answers[0] ?? '').then((who) => (who ? accepted(ctx, who) : fail()));
+          });
+          return;
+        case 'password':
+          void secretLogin(ctx.password).then((who) => (who ? accepted(ctx, who) : fail()));
+          return;
+        default:
+          return ctx.reject(methods);
+      }
+    });
+
+    client.on('ready', () => {
+      if (!principal || !decision) return client.end();
+      if (!decision.allowed) {
+        void rejected(decision.reason);
+        return;
+      }
+      const server = decision.server;
+      const privateKey = deps.upstreamKey(server.id);
+      upstream = privateKey
+        ? connectUpstream({
+            address: server.address,
+            serverName: server.name,
+            login: target?.login ?? '',
+            privateKey,
+            checkHostKey: (key) => deps.checkHostKey(server.id, key),
+            ...(deps.upstreamTimeoutMs ? { timeoutMs: deps.upstreamTimeoutMs } : {}),
+          })
+        : Promise.reject(new UpstreamError(`Gatehouse holds no key for ${server.name}`, 'no_credential'));
+      upstream.then(
+        (up) => {
+          up.on('close', () => client.end());
+          up.on('error', (err) => logger.debug({ err }, 'ssh: upstream error'));
+        },
+        (error: UpstreamError) => {
+          void audit
+            .record({
+              type: 'session.upstream_failed',
+              actor: actorOf(principal as SshPrincipal),
+              target: { kind: 'server', id: server.id, name: server.name },
+              success: false,
+              remote_addr: remoteAddr,
+              data: { login: target?.login, reason: error.reason, detail: error.message },
+            })
+            .catch((err) => logger.warn({ err }, 'ssh: cannot record an upstream failure'));
+        },
+      );
+    });
+
+    /** Tells the user why, on their terminal, and ends the channel. */
+    function refuseChannel(channel: ServerChannel, message: string): void {
+      channel.stderr.write(`gatehouse: ${message}\r\n`);
+      channel.exit(1);
+      channel.end();
+    }
+
+    client.on('session', (acceptSession) => {
+      const session: Session = acceptSession();
+      let pty: PtyRequest | undefined;
+      const env: Record<string, string> = {};
+      let live: RunningSession | undefined;
+
+      session.on('pty', (accept, _reject, info) => {
+        pty = {
+          cols: info.cols,
+          rows: info.rows,
+          width: info.width,
+          height: info.height,
+          term: info.term,
+          modes: info.modes,
+        };
+        accept?.();
+      });
+      session.on('env', (accept, reject, info) => {
+        if (PASSED_ENV.test(info.key) && Object.keys(env).length < 32) {
+          env[info.key] = String(info.val).slice(0, 256);
+          accept?.();
+        } else reject?.();
+      });
+      session.on('window-change', (accept, _reject, info) => {
+        if (pty) Object.assign(pty, { cols: info.cols, rows: info.rows, width: info.width, height: info.height });
+        live?.resize(info);
+        accept?.();
+      });
+      session.on('signal', (accept, _reject, info) => {
+        live?.signal(info.name);
+        accept?.();
+      });
+      // Agent and X11 forwarding hand the target a way back into the user's machine: never.
+      session.on('auth-agent', (_accept, reject) => reject?.());
+      session.on('x11', (_accept, reject) => reject?.());
+
+      const start = (request: SessionRequest, accept: () => ServerChannel) => {
+        const channel = accept();
+        if (!decision?.allowed) {
+          refuseChannel(channel, `access denied: ${decision?.reason ?? 'not authenticated'}`);
+          return;
+        }
+        const allowed = decision;
+        (upstream as Promise<Client>).then(
+          async (up) => {
+            live = await runSession(
+              {
+                principal: principal as SshPrincipal,
+                server: allowed.server,
+                login: target?.login ?? '',
+                options: allowed.options,
+                remoteAddr,
+                sessions: deps.sessions,
+                recordings: deps.recordings,
+                audit,
+                clock: deps.clock,
+                logger,
+                ...(deps.metrics ? { metrics: deps.metrics } : {}),
+              },
+              up,
+              channel,
+              request,
+            );
+            if (live) {
+              running.add(live);
+              channel.on('close', () => running.delete(live as RunningSession));
+            }
+          },
+          (error: Error) => refuseChannel(channel, error.message),
+        );
+      };
+      session.on('shell', (accept) => start({ type: 'shell', ...(pty ? { pty } : {}), env }, accept));
+      session.on('exec', (accept, _reject, info) =>
+        start({ type: 'exec', command: info.command, ...(pty ? { pty } : {}), env }, accept),
+      );
+      session.on('subsystem', (accept, reject, info) => {
+        if (info.name !== 'sftp') return reject?.();
+        start({ type: 'subsystem', command: 'sftp', env }, accept);
+      });
+    });
+
+    // ssh -L: a direct-tcpip channel, opened on the target's side only if a role allows forwarding.
+    client.on('tcpip', (accept, reject, info) => {
+      if (!decision?.allowed || !decision.options.portForwarding) {
+        reject();
+        void rejected('port forwarding is not allowed by any role', {
+          forward: `${info.destIP}:${info.destPort}`,
+        });
+        return;
+      }
+      const allowed = decision;
+      (upstream as Promise<Client>).then(
+        (up) => {
+          up.forwardOut(info.srcIP, info.srcPort, info.destIP, info.destPort, (err, upChannel) => {
+            if (err) return reject();
+            const channel = accept();
+            channel.pipe(upChannel).pipe(channel);
+            void audit
+              .record({
+                type: 'session.port_forward',
+                actor: actorOf(principal as SshPrincipal),
+                target: { kind: 'server', id: allowed.server.id, name: allowed.server.name },
+                remote_addr: remoteAddr,
+                data: { login: target?.login, destination: `${info.destIP}:${info.destPort}` },
+              })
+              .catch((e) => logger.warn({ err: e }, 'ssh: cannot record a port forward'));
+          });
+        },
+        () => reject(),
+      );
+    });
+    // ssh -R and friends: remote listeners on the target are not brokered.
+    client.on('request', (_accept, reject) => reject?.());
+
+    client.on('error', (err: Error) => logger.debug({ err }, 'ssh: client connection error'));
+    client.on('close', () => {
+      connections.delete(client);
+      for (const session of running) session.terminate('gatehouse: connection closed');
+      upstream?.then(
+        (up) => up.end(),
+        () => undefined,
+      );
+      if (!principal && failedAttempts > 0) {
+        void rejected('authentication failed', { attempts: failedAttempts });
+      }
+    });
+  }
+
+  return {
+    server,
+    async listen(host: string, port: number): Promise<AddressInfo> {
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, host, () => {
+          server.off('error', reject);
+          resolve();
+        });
+      });
+      return server.address() as AddressInfo;
+    },
+    get connectionCount(): number {
+      return connections.size;
+    },
+    /** Stops accepting; live sessions are told and ended, their recordings closed. */
+    async close(): Promise<void> {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        deps.sessions.terminateAllLive('gatehouse: the proxy is shutting down');
+        for (const client of connections) client.end();
+      });
+    },
+  };
+}

@@ -1,0 +1,207 @@
+// Sessions brokered by the proxy: their records in the state backend (sessions/<id>, every instance
+// sees them) and the live ones this process holds. Terminating is a write: the session's record turns
+// `terminated`, and the instance holding it sees that through the watch and ends it — so DELETE
+// /v1/sessions/{id} and the agent kill switch reach a session on any proxy instance the same way.
+import type { AuditLog } from '../audit/audit-log.js';
+import type { PrincipalName } from '../auth/principal.js';
+import { keys } from '../auth/records.js';
+import type { StateStore } from '../backend/state.js';
+import { type Clock, isoTime } from '../lib/clock.js';
+import { newId } from '../lib/ids.js';
+
+export type SessionStatus = 'active' | 'ended' | 'terminated';
+export type SessionType = 'shell' | 'exec' | 'subsystem';
+
+export interface SessionRecord {
+  id: string;
+  kind: 'ssh';
+  type: SessionType;
+  principal: PrincipalName;
+  resource: { kind: 'server'; id: string; name: string };
+  login: string;
+  /** The exec command or subsystem name. */
+  command?: string;
+  remote_addr: string;
+  status: SessionStatus;
+  started_at: string;
+  ended_at: string | null;
+  bytes_in: number;
+  bytes_out: number;
+  exit_code?: number | null;
+  /** Why it ended, when not by the user: e.g. `terminated by admin`, `max_session_ttl`, `agent_suspended`. */
+  end_reason?: string;
+  /** Whether a recording was made (sftp sessions are recorded as metadata events instead). */
+  recorded: boolean;
+}
+
+/** What the holder of a live session exposes, so reads show live counters and writes can end it. */
+export interface LiveSession {
+  readonly id: string;
+  bytesIn(): number;
+  bytesOut(): number;
+  /** Ends the session: the user sees `message`, the recording is closed properly. */
+  terminate(message: string): void;
+}
+
+export type SessionManager = ReturnType<typeof createSessionManager>;
+
+export function createSessionManager(deps: { state: StateStore; audit: AuditLog; clock: Clock }) {
+  const { state, audit, clock } = deps;
+  const live = new Map<string, LiveSession>();
+
+  // A session record turning `terminated` (API, kill switch, another instance) ends it here.
+  const unsubscribe = state.cache.onChange((key, item) => {
+    if (!key.startsWith('sessions/')) return;
+    const id = key.slice('sessions/'.length);
+    const session = live.get(id);
+    if (!session) return;
+    const record = item?.value as SessionRecord | undefined;
+    if (record === undefined || record.status === 'terminated') {
+      session.terminate(`gatehouse: session terminated (${record?.end_reason ?? 'removed'})`);
+    }
+  });
+
+  async function start(
+    input: Omit<SessionRecord, 'id' | 'status' | 'started_at' | 'ended_at' | 'bytes_in' | 'bytes_out'>,
+    session: (id: string) => LiveSession,
+    id: string = newId('session', clock()),
+  ): Promise<SessionRecord> {
+    const now = clock();
+    const record: SessionRecord = {
+      ...input,
+      id,
+      status: 'active',
+      started_at: isoTime(now),
+      ended_at: null,
+      bytes_in: 0,
+      bytes_out: 0,
+    };
+    live.set(record.id, session(record.id));
+    try {
+      await state.insert(keys.session(record.id), record);
+      await audit.record({
+        type: 'session.start',
+        actor: { kind: record.principal.kind, id: record.principal.id, name: record.principal.name },
+        target: record.resource,
+        session_id: record.id,
+        remote_addr: record.remote_addr,
+        data: {
+          login: record.login,
+          type: record.type,
+          ...(record.command === undefined ? {} : { command: record.command }),
+        },
+      });
+    } catch (error) {
+      live.delete(record.id);
+      throw error;
+    }
+    return record;
+  }
+
+  /**
+   * Writes the end of a session (its counters, exit code, and whether it was terminated). If the
+   * record already says terminated (the API or the kill switch wrote it), that status and reason stay.
+   */
+  async function end(
+    id: string,
+    outcome: { bytesIn: number; bytesOut: number; exitCode?: number | null; reason?: string; terminated?: boolean },
+  ): Promise<SessionRecord | undefined> {
+    live.delete(id);
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const item = state.get<SessionRecord>(keys.session(id));
+      if (!item) return undefined;
+      const current = item.value;
+      const terminated = current.status === 'terminated' || outcome.terminated === true;
+      const reason = current.end_reason ?? outcome.reason;
+      const record: SessionRecord = {
+        ...current,
+        status: terminated ? 'terminated' : 'ended',
+        ended_at: current.ended_at ?? isoTime(clock()),
+        bytes_in: outcome.bytesIn,
+        bytes_out: outcome.bytesOut,
+        ...(outcome.exitCode === undefined ? {} : { exit_code: outcome.exitCode }),
+        ...(reason === undefined ? {} : { end_reason: reason }),
+      };
+      try {
+        await state.replace(item.key, item.revision, record);
+      } catch (error) {
+        if (attempt === 4) throw error;
+        continue; // the record changed under us (a termination): read it again
+      }
+      if (outcome.terminated && current.status !== 'terminated') {
+        // Ended by the proxy itself (max_session_ttl, strict recording limit), not through the API.
+        await audit.record({
+          type: 'session.terminated',
+          actor: { kind: 'system', name: 'proxy' },
+          target: record.resource,
+          session_id: record.id,
+          data: { reason: record.end_reason ?? 'terminated', principal: record.principal },
+        });
+      }
+      await audit.record({
+        type: 'session.end',
+        actor: { kind: record.principal.kind, id: record.principal.id, name: record.principal.name },
+        target: record.resource,
+        session_id: record.id,
+        remote_addr: record.remote_addr,
+        data: {
+          status: record.status,
+          bytes_in: record.bytes_in,
+          bytes_out: record.bytes_out,
+          ...(record.exit_code === undefined ? {} : { exit_code: record.exit_code }),
+          ...(record.end_reason === undefined ? {} : { reason: record.end_reason }),
+        },
+      });
+      return record;
+    }
+    return undefined;
+  }
+
+  /** Marks a live session terminated; its holder (here or on another instance) ends it. */
+  async function terminate(id: string, reason: string): Promise<SessionRecord | undefined> {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const item = state.get<SessionRecord>(keys.session(id));
+      if (!item || item.value.status !== 'active') return item?.value;
+      const record: SessionRecord = {
+        ...item.value,
+        status: 'terminated',
+        ended_at: isoTime(clock()),
+        end_reason: reason,
+      };
+      try {
+        await state.replace(item.key, item.revision, record);
+        return record;
+      } catch (error) {
+        if (attempt === 4) throw error;
+      }
+    }
+    return undefined;
+  }
+
+  /** The record with live counters, when this process holds the session. */
+  function withLiveCounters(record: SessionRecord): SessionRecord {
+    const session = live.get(record.id);
+    if (!session || record.status !== 'active') return record;
+    return { ...record, bytes_in: session.bytesIn(), bytes_out: session.bytesOut() };
+  }
+
+  return {
+    start,
+    end,
+    terminate,
+    withLiveCounters,
+    get: (id: string): SessionRecord | undefined => state.get<SessionRecord>(keys.session(id))?.value,
+    list: (): SessionRecord[] => state.list<SessionRecord>('sessions/').map((i) => i.value),
+    isLive: (id: string): boolean => live.has(id),
+    get liveCount(): number {
+      return live.size;
+    },
+    /** Ends every live session of this process (shutdown); each closes its recording properly. */
+    terminateAllLive(message: string): void {
+      for (const session of live.values()) session.terminate(message);
+    },
+    close(): void {
+      unsubscribe();
+    },
+  };
+}

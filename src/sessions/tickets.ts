@@ -1,0 +1,49 @@
+// One-time connection tickets (POST /v1/sessions): a random secret usable once, within 60 s, as the
+// SSH password for one server and login. Stored only as a SHA-256 hash, like every other secret.
+import { createHash, randomBytes } from 'node:crypto';
+import type { PrincipalRef } from '../auth/records.js';
+import type { StateStore } from '../backend/state.js';
+import type { Clock } from '../lib/clock.js';
+
+export const TICKET_PREFIX = 'ghs_';
+export const TICKET_TTL_MS = 60_000;
+
+export interface TicketRecord {
+  principal: PrincipalRef;
+  server_id: string;
+  login: string;
+  /** For an agent acting for a user (token exchange), the user; kept for the audit trail. */
+  on_behalf_of?: PrincipalRef;
+  expires_at: number;
+}
+
+const ticketKey = (hash: string) => `tickets/${hash}`;
+const hashOf = (ticket: string) => createHash('sha256').update(ticket).digest('hex');
+
+export type TicketService = ReturnType<typeof createTicketService>;
+
+export function createTicketService(deps: { state: StateStore; clock: Clock }) {
+  return {
+    async issue(input: Omit<TicketRecord, 'expires_at'>): Promise<{ ticket: string; expiresAt: number }> {
+      const ticket = `${TICKET_PREFIX}${randomBytes(32).toString('base64url')}`;
+      const expiresAt = deps.clock() + TICKET_TTL_MS;
+      await deps.state.insert(ticketKey(hashOf(ticket)), { ...input, expires_at: expiresAt } satisfies TicketRecord, {
+        expiresAt,
+      });
+      return { ticket, expiresAt };
+    },
+    /** The ticket's grant, consumed: a second use (or a use after 60 s) finds nothing. */
+    async redeem(ticket: string): Promise<TicketRecord | undefined> {
+      if (!ticket.startsWith(TICKET_PREFIX) || ticket.length > 100) return undefined;
+      const item = deps.state.get<TicketRecord>(ticketKey(hashOf(ticket)));
+      if (!item) return undefined;
+      try {
+        // Deleting at the revision read makes the use single even if two connections race.
+        await deps.state.remove(item.key, { revision: item.revision });
+      } catch {
+        return undefined;
+      }
+      return item.value.expires_at > deps.clock() ? item.value : undefined;
+    },
+  };
+}
