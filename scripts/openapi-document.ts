@@ -15,7 +15,12 @@ export async function generateOpenApi(): Promise<unknown> {
   const backend = openSqliteBackend({ path: join(dir, 'state.db') });
   const auditStore = openSqliteAuditStore({ path: join(dir, 'audit.db') });
   try {
-    const services = await createServices({ config: loadConfig({ env: {} }), backend, auditStore, clock: Date.now });
+    const services = await createServices({
+      config: loadConfig({ env: {}, overrides: { data_dir: dir } }),
+      backend,
+      auditStore,
+      clock: Date.now,
+    });
     const { app } = await buildApi(services, {
       listener: 'auth',
       logger: pino({ level: 'silent' }),

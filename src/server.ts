@@ -211,6 +211,7 @@ export async function startGatehouse(
         tickets: services.tickets,
         findKeyOwner: (blob) => services.sshKeys.findPrincipalByKey(blob),
         upstreamKey: (id) => services.resources.upstreamKey(id),
+        issueCertificate: (o) => services.userCa.issue({ ...o, ttlSeconds: 300 }).privateKey,
         checkHostKey: (id, key) => services.resources.pinHostKey(id, key),
         sessions: services.sessions,
         recordings: services.recordings,

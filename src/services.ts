@@ -24,6 +24,8 @@ import type { Clock } from './lib/clock.js';
 import { parseDuration } from './lib/duration.js';
 import type { Metrics } from './observability/metrics.js';
 import { createSshAccess, type SshAccess } from './proxy/ssh/access.js';
+import type { UserCa } from './proxy/ssh/user-ca.js';
+import { ensureUserCa } from './proxy/ssh/user-ca-store.js';
 import { createRecordingService, type RecordingService } from './recordings/recording-service.js';
 import { createSessionManager, type SessionManager } from './sessions/session-manager.js';
 import { createTicketService, type TicketService } from './sessions/tickets.js';
@@ -46,6 +48,8 @@ export interface Services extends AgentServices, AgentBasics {
   sessions: SessionManager;
   tickets: TicketService;
   sshAccess: SshAccess;
+  /** Signs short-lived user certificates for upstream logins (targets trust GET /v1/auth/ssh-ca). */
+  userCa: UserCa;
   /** Spool, upload completer and object store of session recordings; not running until start(). */
   recordings: RecordingService;
   /** Where users reach the SSH proxy (ssh_public_addr, else where it listens); undefined without one. */
@@ -157,6 +161,7 @@ export async function createServices(deps: {
     sessions,
     tickets: createTicketService({ state, clock }),
     sshAccess: createSshAccess({ state, policies }),
+    userCa: await ensureUserCa({ state, box, clock }),
     recordings,
     sshEndpoint: () => sshEndpoint,
     publishSshEndpoint: (endpoint) => {

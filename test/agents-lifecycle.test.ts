@@ -209,13 +209,18 @@ describe('lifecycle', () => {
         kind: 'ssh',
         principal: { kind: 'agent', id: principalId, name: 'x' },
         resource: { kind: 'server', id: 'srv_0000000000000000000000abcd', name: 'web-1' },
+        type: 'shell',
         login: 'ubuntu',
+        remote_addr: '127.0.0.1',
         status,
         started_at: new Date().toISOString(),
         ended_at: null,
+        bytes_in: 0,
+        bytes_out: 0,
+        recorded: true,
       }),
     });
-    // No proxy records sessions yet: these stand in for what it will write.
+    // Records as the proxy writes them, without a live connection (test/ssh-proxy.test.ts has one).
     await server.gatehouse.services.state.write(
       [],
       [

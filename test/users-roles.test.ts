@@ -113,8 +113,11 @@ describe('API keys', () => {
 
       // Neither the database files nor the audit trail hold the secret.
       const { readFileSync, readdirSync } = await import('node:fs');
-      for (const f of readdirSync(fresh.dataDir)) {
-        const bytes = readFileSync(`${fresh.dataDir}/${f}`);
+      const files = readdirSync(fresh.dataDir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile());
+      assert.ok(files.length >= 3, 'the data dir holds the state, the audit trail and the keys');
+      for (const file of files) {
+        const f = `${file.parentPath}/${file.name}`;
+        const bytes = readFileSync(f);
         assert.ok(!bytes.includes(key.json.api_key), `${f} contains the API key`);
         assert.ok(!bytes.includes(token), `${f} contains the access token`);
       }

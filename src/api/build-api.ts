@@ -24,6 +24,7 @@ import { resourceRoutes } from './resources/resources.routes.js';
 import { roleRoutes } from './roles/roles.routes.js';
 import type { RegisteredRoute } from './route-config.js';
 import { sessionRoutes } from './sessions/sessions.routes.js';
+import { sshCaRoutes } from './ssh-ca/ssh-ca.routes.js';
 import { sshKeyRoutes } from './ssh-keys/ssh-keys.routes.js';
 import { tokenRoutes } from './tokens/tokens.routes.js';
 import { userRoutes } from './users/users.routes.js';
@@ -109,6 +110,7 @@ export async function buildApi(services: Services, opts: ApiOptions): Promise<{ 
     jwksRoute(scoped, services);
     webhookRoutes(scoped, services);
     sessionRoutes(scoped, services);
+    sshCaRoutes(scoped, services);
     auditRoutes(scoped, services);
     if (opts.listener === 'auth') healthRoutes(scoped, { checks: services.readiness });
     else pingRoute(scoped, opts);

@@ -51,6 +51,11 @@ export interface SshdOptions {
    * first value of a keyword); a `Match` line and everything after it go at the end instead.
    */
   extraConfig?: string[];
+  /**
+   * Listen on this loopback port instead of a free one (e.g. to replace a stopped sshd on the same
+   * address). A port still held by someone else is retried a few times, then startSshd fails.
+   */
+  port?: number;
 }
 
 /** The absolute path of an executable on PATH, or undefined. */
@@ -237,7 +242,10 @@ function sshdConfig(dir: string, port: number, opts: SshdOptions): string {
   ].join('\n');
 }
 
-/** Starts sshd on a free loopback port; retries with another port when it loses the port to someone else. */
+/**
+ * Starts sshd on a free loopback port (or opts.port); retries with another port when it loses the port
+ * to someone else (with opts.port, retries that same port after a short wait).
+ */
 export async function startSshd(opts: SshdOptions = {}): Promise<Sshd> {
   const why = sshdMissing();
   if (why !== undefined) throw new Error(`cannot start sshd: ${why}`);
@@ -255,7 +263,8 @@ export async function startSshd(opts: SshdOptions = {}): Promise<Sshd> {
 
     const failures: string[] = [];
     for (let attempt = 1; attempt <= 5; attempt++) {
-      const port = await freePort();
+      const port = opts.port ?? (await freePort());
+      if (opts.port !== undefined && attempt > 1) await sleep(200);
       await writeFile(configPath, sshdConfig(dir, port, opts));
       const started = await launch(configPath, port);
       if ('child' in started) {

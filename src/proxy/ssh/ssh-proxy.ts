@@ -7,8 +7,8 @@ import type { Logger } from 'pino';
 import ssh2, {
   type AuthContext,
   type Client,
-  type ConnectConfig,
   type Connection,
+  type ParsedKey,
   type ServerChannel,
   type Session,
 } from 'ssh2';
@@ -35,7 +35,9 @@ export interface SshProxyDeps {
   /** The owner of a registered SSH public key (raw wire-format blob), if any. */
   findKeyOwner(blob: Buffer): PrincipalRef | undefined;
   /** Gatehouse's private key for a server (OpenSSH text), or undefined if it has none. */
-  upstreamKey(serverId: string): ConnectConfig['privateKey'] | undefined;
+  upstreamKey(serverId: string): string | undefined;
+  /** A short-lived certificate from the user CA for login (offered after the server's own key). */
+  issueCertificate?(opts: { login: string; keyId: string; permitPortForwarding: boolean }): ParsedKey;
   checkHostKey(serverId: string, key: Buffer): Promise<'pinned' | 'match' | 'mismatch'>;
   sessions: SessionManager;
   recordings: RecordingService;
@@ -176,13 +178,26 @@ export function createSshProxy(deps: SshProxyDeps) {
         return;
       }
       const server = decision.server;
-      const privateKey = deps.upstreamKey(server.id);
-      upstream = privateKey
+      const login = target?.login ?? '';
+      const keys: Array<string | ParsedKey> = [];
+      const own = deps.upstreamKey(server.id);
+      if (own) keys.push(own);
+      if (deps.issueCertificate) {
+        const who = principal;
+        keys.push(
+          deps.issueCertificate({
+            login,
+            keyId: `gatehouse ${who.kind}:${who.name} ${login}@${server.name}`,
+            permitPortForwarding: decision.options.portForwarding,
+          }),
+        );
+      }
+      upstream = keys.length
         ? connectUpstream({
             address: server.address,
             serverName: server.name,
-            login: target?.login ?? '',
-            privateKey,
+            login,
+            keys,
             checkHostKey: (key) => deps.checkHostKey(server.id, key),
             ...(deps.upstreamTimeoutMs ? { timeoutMs: deps.upstreamTimeoutMs } : {}),
           })

@@ -1,7 +1,7 @@
 // The proxy's connection to a target server (ssh2 client), logged in with the credential Gatehouse
 // holds for that server. The server's host key is checked against the pinned one before any
 // credential is offered: a changed key refuses the connection.
-import ssh2, { type ConnectConfig, type Client as SshClient } from 'ssh2';
+import ssh2, { type AuthenticationType, type ConnectConfig, type ParsedKey, type Client as SshClient } from 'ssh2';
 import { CIPHERS } from './algorithms.js';
 
 const { Client } = ssh2; // CommonJS: only some names are ESM exports
@@ -29,7 +29,8 @@ export function connectUpstream(opts: {
   address: string;
   serverName: string;
   login: string;
-  privateKey: ConnectConfig['privateKey'];
+  /** Tried in order: the server's own key (authorized_keys), then a user-CA certificate. */
+  keys: Array<string | ParsedKey>;
   checkHostKey: HostKeyCheck;
   timeoutMs?: number;
 }): Promise<SshClient> {
@@ -59,7 +60,7 @@ export function connectUpstream(opts: {
       } else if (error.level === 'client-authentication') {
         fail(
           new UpstreamError(
-            `${opts.serverName} refused Gatehouse's key for login ${opts.login} (is the server's ssh_public_key in ~${opts.login}/.ssh/authorized_keys?)`,
+            `${opts.serverName} refused Gatehouse's credentials for login ${opts.login}: put the server's ssh_public_key in ~${opts.login}/.ssh/authorized_keys, or trust GET /v1/auth/ssh-ca with TrustedUserCAKeys`,
             'auth_failed',
           ),
         );
@@ -72,7 +73,11 @@ export function connectUpstream(opts: {
       host,
       port,
       username: opts.login,
-      privateKey: opts.privateKey,
+      authHandler: opts.keys.map((key) => ({
+        type: 'publickey',
+        username: opts.login,
+        key,
+      })) as unknown as AuthenticationType[],
       readyTimeout: opts.timeoutMs ?? 10_000,
       keepaliveInterval: 30_000,
       algorithms: { cipher: CIPHERS },

@@ -1,0 +1,32 @@
+// Gatehouse's SSH user CA: one ed25519 key for the whole cluster, sealed in the state backend so that
+// every instance signs with the same CA (the targets trust one line: GET /v1/auth/ssh-ca).
+import type { StateStore } from '../../backend/state.js';
+import { type Clock, isoTime } from '../../lib/clock.js';
+import type { SecretBox } from '../../webhooks/secret-box.js';
+import { createUserCa, generateUserCaKey, type UserCa } from './user-ca.js';
+
+const KEY = 'secrets/ssh-user-ca';
+const CONTEXT = 'ssh-user-ca';
+
+interface UserCaRecord {
+  public_key: string;
+  private_sealed: string;
+  created_at: string;
+}
+
+export async function ensureUserCa(deps: { state: StateStore; box: SecretBox; clock: Clock }): Promise<UserCa> {
+  let record = deps.state.get<UserCaRecord>(KEY)?.value;
+  if (!record) {
+    const privateKey = generateUserCaKey();
+    const ca = createUserCa(privateKey);
+    const fresh: UserCaRecord = {
+      public_key: ca.publicKey,
+      private_sealed: deps.box.seal(privateKey, CONTEXT),
+      created_at: isoTime(deps.clock()),
+    };
+    // Another instance may have created it first: then theirs is the CA.
+    await deps.state.insert(KEY, fresh).catch(() => undefined);
+    record = deps.state.get<UserCaRecord>(KEY)?.value ?? fresh;
+  }
+  return createUserCa(deps.box.open(record.private_sealed, CONTEXT));
+}
