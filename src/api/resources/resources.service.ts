@@ -4,7 +4,6 @@
 // host key, registered with it or taken on the proxy's first connection.
 
 import type { Static } from '@sinclair/typebox';
-import ssh2 from 'ssh2';
 import type { AuditLog } from '../../audit/audit-log.js';
 import { actorOf, eventContext, type Principal, type RequestContext } from '../../auth/principal.js';
 import { keys } from '../../auth/records.js';
@@ -12,6 +11,7 @@ import type { StateStore } from '../../backend/state.js';
 import { BackendError, type Condition, type Operation } from '../../backend/types.js';
 import { type Clock, isoTime } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
+import { generateEd25519 } from '../../lib/ssh-keygen.js';
 import { globMatch } from '../../rbac/policy.js';
 import type { SecretBox } from '../../webhooks/secret-box.js';
 import { translateConflicts } from '../conflicts.js';
@@ -156,7 +156,7 @@ export function createResourceService(deps: {
       ];
       const operations: Operation[] = [{ type: 'put', key: nameKey, value: JSON.stringify({ ref: resourceKey }) }];
       if (record.kind === 'server') {
-        const pair = ssh2.utils.generateKeyPairSync('ed25519', { comment: `gatehouse-${record.name}` });
+        const pair = generateEd25519(`gatehouse-${record.name}`);
         record.ssh_public_key = pair.public;
         if (hostKey) {
           record.ssh_host_key = {

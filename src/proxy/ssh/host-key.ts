@@ -3,7 +3,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ssh2 from 'ssh2';
-import { generateEd25519 } from './keygen.js';
+import { generateEd25519 } from '../../lib/ssh-keygen.js';
 
 const { utils } = ssh2; // CommonJS: no named exports under Node's ESM loader
 
