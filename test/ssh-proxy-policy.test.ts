@@ -251,8 +251,9 @@ if (requireSshd('SSH proxy policies')) {
 
       const ok = await sshExec('echo pinned-ok', as(keyOf.alice as string, `${login}@pin-1`));
       assert.equal(ok.stdout, 'pinned-ok\n', ok.stderr);
-      const pinned = await until('the pin event', async () =>
-        (await events('resource.host_key.pinned', `&target=${srv.id}`))[0],
+      const pinned = await until(
+        'the pin event',
+        async () => (await events('resource.host_key.pinned', `&target=${srv.id}`))[0],
       );
       assert.equal(pinned.data.fingerprint, fingerprint(first.hostPublicKey));
       const res = await admin('GET', `/v1/resources/${srv.id}`);
@@ -388,7 +389,10 @@ if (requireSshd('SSH proxy policies')) {
       // Control: alice's roles do not ask for input.
       const plain = await castOf('alice');
       assert.equal(plain.lines.filter((e) => e[1] === 'i').length, 0);
-      assert.ok(plain.lines.some((e) => e[1] === 'o' && e[2].includes(plain.marker)), 'output is still recorded');
+      assert.ok(
+        plain.lines.some((e) => e[1] === 'o' && e[2].includes(plain.marker)),
+        'output is still recorded',
+      );
     });
 
     test('max_session_ttl: a 2 s role ends `sleep 30` in seconds; the user is told; the record says why', async () => {
@@ -407,8 +411,9 @@ if (requireSshd('SSH proxy policies')) {
       });
       assert.equal(done.status, 'terminated');
       assert.match(done.end_reason ?? '', /max_session_ttl/);
-      const terminated = await until('the terminated event', async () =>
-        (await events('session.terminated', `&session_id=${s.id}`))[0],
+      const terminated = await until(
+        'the terminated event',
+        async () => (await events('session.terminated', `&session_id=${s.id}`))[0],
       );
       assert.equal(terminated.actor.kind, 'system');
       assert.match(String(terminated.data.reason), /max_session_ttl/);

