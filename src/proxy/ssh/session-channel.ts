@@ -165,11 +165,12 @@ export async function runSession(
     channel.close();
   }
 
-  const ttlTimer = true
-    ? undefined
-    : setTimeout(() => {
-        terminate('gatehouse: session ended: max_session_ttl reached');
-      }, ctx.options.maxSessionTtlMs);
+  const ttlTimer =
+    ctx.options.maxSessionTtlMs === undefined
+      ? undefined
+      : setTimeout(() => {
+          terminate('gatehouse: session ended: max_session_ttl reached');
+        }, ctx.options.maxSessionTtlMs);
   ttlTimer?.unref();
 
   try {
