@@ -198,12 +198,17 @@ export async function startGatehouse(
       await web.app.listen({ host: webAddr.host, port: webAddr.port });
       handle.webUrl = `${scheme}://${hostFor(webAddr.host)}:${(web.app.server.address() as { port: number }).port}`;
 
+      let recovered: string[];
       try {
-        await services.recordings.start();
+        ({ recovered } = await services.recordings.start());
       } catch (e) {
         throw new StartupError(`cannot open the recording spool: ${(e as Error).message}`, { cause: e });
       }
       recordingsStarted = true;
+      // A crash left these sessions' recordings open, so their records still say `active`: end them.
+      await services.sessions
+        .endOrphaned(recovered, 'proxy restarted')
+        .catch((err) => logger.warn({ err }, 'cannot end the sessions a crash left active'));
       sshProxy = createSshProxy({
         hostKey: loadOrCreateHostKey(dataDir).privateKey,
         access: services.sshAccess,
@@ -220,6 +225,7 @@ export async function startGatehouse(
         logger,
         ...(metrics ? { metrics } : {}),
       });
+      metrics?.trackConnections(sshProxy.server, 'ssh');
       const bound = await sshProxy.listen(sshAddr.host, sshAddr.port);
       handle.sshAddr = { host: sshAddr.host, port: bound.port };
       services.publishSshEndpoint(

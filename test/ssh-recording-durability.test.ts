@@ -256,10 +256,10 @@ if (requireSshd('SSH recording durability')) {
       await until('the spool to be emptied', async () => (spoolFiles(dataDir).length === 0 ? true : undefined));
 
       // The session was `active` when the process died; the restart ends it (not `active` forever).
-      const after = await session(second.authUrl, t2, id);
-      assert.equal(after.status, 'ended', JSON.stringify(after));
-      assert.equal(after.end_reason, 'proxy restarted');
-      assert.equal(after.recording.status, 'uploaded');
+      const afterRestart = await session(second.authUrl, t2, id);
+      assert.equal(afterRestart.status, 'ended', JSON.stringify(afterRestart));
+      assert.equal(afterRestart.end_reason, 'proxy restarted');
+      assert.equal(afterRestart.recording.status, 'uploaded');
       const active = await api(second.authUrl, 'GET', '/v1/sessions?status=active', { token: t2 });
       assert.deepEqual(
         (active.json.sessions as SessionRow[]).map((s) => s.id),

@@ -4,13 +4,13 @@
 // scrape time: starting many instances (as the tests do) adds no further GC observers or event-loop
 // monitors.
 import { X509Certificate } from 'node:crypto';
-import type { Server } from 'node:http';
+import type { Server } from 'node:net';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 
 export const DEFAULT_METRICS_PREFIX = 'gatehouse';
 export const METRICS_CONTENT_TYPE = Registry.PROMETHEUS_CONTENT_TYPE;
 
-export type Listener = 'auth' | 'web';
+export type Listener = 'auth' | 'web' | 'ssh';
 type HttpLabels = 'method' | 'route' | 'status' | 'listener';
 
 export interface Metrics {

@@ -75,9 +75,10 @@ export function createFsStore(rootPath: string): ObjectStore {
           done(null, chunk);
         },
       });
+      const out = createWriteStream(tmp, { mode: 0o600, flush: true });
       try {
         const signal = opts.signal ? { signal: opts.signal } : {};
-        await pipeline(body(), count, createWriteStream(tmp, { mode: 0o600, flush: true }), signal);
+        await pipeline(body(), count, out, signal);
         if (size !== opts.size) throw new Error(`put ${key}: got ${size} bytes, expected ${opts.size}`);
         if (opts.md5 && md5.digest('base64') !== opts.md5) throw new Error(`put ${key}: MD5 mismatch`);
         const meta: MetaFile = { metadata: opts.metadata ?? {} };
@@ -98,6 +99,9 @@ export function createFsStore(rootPath: string): ObjectStore {
         await fsyncPath(dirname(metaTarget));
         await fsyncPath(dirname(target));
       } catch (error) {
+        // A source that fails at once can beat the file's open(): wait until the stream has closed
+        // its file (created or not), or the temp file would appear after the unlink and stay.
+        if (!out.closed) await new Promise<void>((resolve) => out.once('close', () => resolve()));
         await unlink(tmp).catch(() => undefined);
         await unlink(`${tmp}.meta`).catch(() => undefined);
         throw error;

@@ -157,6 +157,23 @@ export function createSessionManager(deps: { state: StateStore; audit: AuditLog;
     return undefined;
   }
 
+  /**
+   * After a restart: ends sessions this process held when it died (a crash gave them no end). `ids`
+   * are the sessions whose unfinished recordings the spool recovered; the spool is this instance's
+   * own (one process per spool), so no other instance holds them. A record still `active` and not
+   * live here turns `ended` with `reason` (and a session.end event); its counters stay as last written.
+   */
+  async function endOrphaned(ids: string[], reason: string): Promise<SessionRecord[]> {
+    const ended: SessionRecord[] = [];
+    for (const id of ids) {
+      const current = state.get<SessionRecord>(keys.session(id))?.value;
+      if (current?.status !== 'active' || live.has(id)) continue;
+      const record = await end(id, { bytesIn: current.bytes_in, bytesOut: current.bytes_out, reason });
+      if (record) ended.push(record);
+    }
+    return ended;
+  }
+
   /** Marks a live session terminated; its holder (here or on another instance) ends it. */
   async function terminate(id: string, reason: string): Promise<SessionRecord | undefined> {
     for (let attempt = 0; attempt < 5; attempt++) {
@@ -188,6 +205,7 @@ export function createSessionManager(deps: { state: StateStore; audit: AuditLog;
   return {
     start,
     end,
+    endOrphaned,
     terminate,
     withLiveCounters,
     get: (id: string): SessionRecord | undefined => state.get<SessionRecord>(keys.session(id))?.value,

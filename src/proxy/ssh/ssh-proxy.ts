@@ -57,7 +57,9 @@ export type SshProxy = ReturnType<typeof createSshProxy>;
 
 export function createSshProxy(deps: SshProxyDeps) {
   const { access, audit, logger } = deps;
-  const connections = new Set<Connection>();
+  /** Open client connections, each with its running sessions. */
+  const connections = new Map<Connection, Set<RunningSession>>();
+  let shuttingDown = false;
 
   const server = new SshServer(
     {
@@ -70,13 +72,13 @@ export function createSshProxy(deps: SshProxyDeps) {
   server.on('error', (err: Error) => logger.error({ err }, 'ssh: listener error'));
 
   function handleConnection(client: Connection, remoteAddr: string): void {
-    connections.add(client);
+    const running = new Set<RunningSession>();
+    connections.set(client, running);
     let principal: SshPrincipal | undefined;
     let target: { login: string; server: string } | undefined;
     let decision: AccessDecision | undefined;
     let upstream: Promise<Client> | undefined;
     let failedAttempts = 0;
-    const running = new Set<RunningSession>();
     const requestCtx = { remoteAddr, requestId: 'ssh' };
 
     async function rejected(reason: string, extra: Record<string, unknown> = {}): Promise<void> {
@@ -294,7 +296,10 @@ export function createSshProxy(deps: SshProxyDeps) {
             );
             if (live) {
               running.add(live);
-              channel.on('close', () => running.delete(live as RunningSession));
+              channel.on('close', () => {
+                running.delete(live as RunningSession);
+                if (shuttingDown && running.size === 0) client.end();
+              });
             }
           },
           (error: Error) => refuseChannel(channel, error.message),
@@ -374,11 +379,19 @@ export function createSshProxy(deps: SshProxyDeps) {
     },
     /** Stops accepting; live sessions are told and ended, their recordings closed. */
     async close(): Promise<void> {
+      shuttingDown = true;
+      let grace: NodeJS.Timeout | undefined;
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         deps.sessions.terminateAllLive('gatehouse: the proxy is shutting down');
-        for (const client of connections) client.end();
+        // A connection with sessions ends once they have closed: a disconnect sent right behind the
+        // message can reach OpenSSH in the same read, and it exits on it without printing the message.
+        for (const [client, running] of connections) if (running.size === 0) client.end();
+        grace = setTimeout(() => {
+          for (const client of connections.keys()) client.end();
+        }, 2000);
       });
+      clearTimeout(grace);
     },
   };
 }
