@@ -21,7 +21,7 @@ import type { RecordingService } from '../../recordings/recording-service.js';
 import type { SessionManager } from '../../sessions/session-manager.js';
 import { TICKET_PREFIX, type TicketService } from '../../sessions/tickets.js';
 import { type AccessDecision, parseTarget, type SshAccess, type SshPrincipal } from './access.js';
-import { CIPHERS } from './algorithms.js';
+import { CLIENT_LEG_CIPHERS } from './algorithms.js';
 import { type PtyRequest, type RunningSession, runSession, type SessionRequest } from './session-channel.js';
 import { connectUpstream, UpstreamError } from './upstream.js';
 
@@ -65,7 +65,7 @@ export function createSshProxy(deps: SshProxyDeps) {
     {
       hostKeys: [deps.hostKey],
       ident: 'Gatehouse',
-      algorithms: { cipher: CIPHERS },
+      algorithms: { cipher: CLIENT_LEG_CIPHERS },
     } as ConstructorParameters<typeof SshServer>[0],
     (client, info) => handleConnection(client, info.ip),
   );

@@ -2,7 +2,7 @@
 // holds for that server. The server's host key is checked against the pinned one before any
 // credential is offered: a changed key refuses the connection.
 import ssh2, { type AuthenticationType, type ConnectConfig, type ParsedKey, type Client as SshClient } from 'ssh2';
-import { CIPHERS } from './algorithms.js';
+import { UPSTREAM_CIPHERS } from './algorithms.js';
 
 const { Client } = ssh2; // CommonJS: only some names are ESM exports
 
@@ -80,7 +80,7 @@ export function connectUpstream(opts: {
       })) as unknown as AuthenticationType[],
       readyTimeout: opts.timeoutMs ?? 10_000,
       keepaliveInterval: 30_000,
-      algorithms: { cipher: CIPHERS },
+      algorithms: { cipher: UPSTREAM_CIPHERS },
       hostVerifier: (key: Buffer, verify: (valid: boolean) => void) => {
         opts.checkHostKey(key).then(
           (verdict) => {
