@@ -13,6 +13,7 @@ import { after, before, describe, test } from 'node:test';
 import { api, startTestServer, type TestServer } from './helpers/gatehouse.js';
 import { generateClientKey, type SshClientOptions, type SshRun, sshExec } from './helpers/ssh-client.js';
 import { requireSshd, type Sshd, startSshd } from './helpers/sshd.js';
+import { until } from './helpers/until.js';
 
 interface Event {
   type: string;
@@ -30,16 +31,6 @@ interface SessionRow {
   bytes_out: number;
   end_reason?: string;
   recording: { status: string };
-}
-
-async function until<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await fn();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 /** OpenSSH's fingerprint of a public-key line: SHA256: and the unpadded base64 of the blob's hash. */

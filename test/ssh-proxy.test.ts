@@ -10,6 +10,7 @@ import { asciinemaCat } from './helpers/asciinema.js';
 import { api, startTestServer, type TestServer } from './helpers/gatehouse.js';
 import { generateClientKey, type SshClientOptions, sshExec } from './helpers/ssh-client.js';
 import { requireSshd, type Sshd, startSshd } from './helpers/sshd.js';
+import { until } from './helpers/until.js';
 
 interface Event {
   type: string;
@@ -20,16 +21,6 @@ interface SessionRow {
   id: string;
   command?: string;
   bytes_out: number;
-}
-
-async function until<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await fn();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 if (requireSshd('SSH proxy')) {

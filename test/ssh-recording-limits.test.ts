@@ -8,16 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import { api, startTestServer, type TestServer } from './helpers/gatehouse.js';
 import { generateClientKey, sshExec } from './helpers/ssh-client.js';
 import { requireSshd, type Sshd, startSshd } from './helpers/sshd.js';
-
-async function until<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await fn();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+import { until } from './helpers/until.js';
 
 if (requireSshd('SSH recording limits')) {
   describe('recording limits through the SSH proxy', () => {
