@@ -26,6 +26,7 @@ import pino from 'pino';
 import { loadConfig } from '../src/config/load.js';
 import { startGatehouse } from '../src/server.js';
 import { exitOnParentGone, READY_PREFIX } from './child-protocol.js';
+import { median } from './stats.js';
 
 const API_KEY = 'bench-agents-bootstrap-key-0123456789-abcdefghij';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -107,10 +108,6 @@ function spawnServer(): Promise<{ proc: ChildProcess; ready: Ready }> {
   });
 }
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor((s.length - 1) / 2)] as number;
-};
 const percentile = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)] as number;

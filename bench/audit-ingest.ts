@@ -23,14 +23,7 @@ import pg from 'pg';
 import { openPostgresAuditStore } from '../src/audit/postgres.js';
 import { openSqliteAuditStore } from '../src/audit/sqlite.js';
 import type { AuditEvent, AuditQuery, AuditStore } from '../src/audit/types.js';
-
-function intEnv(name: string, fallback: number, min: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be an integer ≥ ${min}, got ${raw}`);
-  return n;
-}
+import { intEnv, median } from './stats.js';
 
 const SECONDS = intEnv('BENCH_SECONDS', 10, 1);
 const ROUNDS = intEnv('BENCH_ROUNDS', 3, 1);
@@ -168,11 +161,6 @@ async function openStore(kind: string): Promise<Opened> {
 
 // ---- measurements ------------------------------------------------------------------------------
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
-};
 const percentile = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)] as number;

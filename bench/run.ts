@@ -17,17 +17,10 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { type BareReady, type GatehouseReady, READY_PREFIX } from './child-protocol.js';
+import { intEnv, median } from './stats.js';
 
 const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
 const ROOT = resolve(BENCH_DIR, '..');
-
-function intEnv(name: string, fallback: number, min: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be an integer ≥ ${min}, got ${raw}`);
-  return n;
-}
 
 const SECONDS = intEnv('BENCH_SECONDS', 10, 1);
 const ROUNDS = intEnv('BENCH_ROUNDS', 3, 1);
@@ -234,11 +227,6 @@ async function hit(target: Target, seconds: number): Promise<Sample> {
 // ---------------------------------------------------------------------------------------------
 // Formatting
 
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 === 1 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
-};
 const int = (n: number) => Math.round(n).toLocaleString('en-US');
 const ms = (n: number) => `${n.toFixed(n < 10 ? 1 : 0)} ms`;
 const pct = (n: number | undefined) => (n === undefined ? 'n/a' : `${Math.round(n * 100)}%`);

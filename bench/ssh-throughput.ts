@@ -24,17 +24,10 @@ import { fileURLToPath } from 'node:url';
 import { generateClientKey, type SshClientOptions, type SshRun, sshExec } from '../test/helpers/ssh-client.js';
 import { type Sshd, sshdMissing, startSshd } from '../test/helpers/sshd.js';
 import { type GatehouseSshReady, READY_PREFIX } from './child-protocol.js';
+import { intEnv, median } from './stats.js';
 
 const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
 const ROOT = resolve(BENCH_DIR, '..');
-
-function intEnv(name: string, fallback: number, min: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be an integer ≥ ${min}, got ${raw}`);
-  return n;
-}
 
 const MIB = intEnv('SSH_BENCH_MIB', 256, 1);
 const ROUNDS = intEnv('SSH_BENCH_ROUNDS', 3, 1);
@@ -87,12 +80,6 @@ process.on('SIGTERM', onSignal);
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
-
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 === 1 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
-};
 
 /** Resident memory of a process in MiB (VmRSS), or undefined without /proc. */
 function rssMiB(pid: number | undefined): number | undefined {
