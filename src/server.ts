@@ -128,6 +128,7 @@ export async function startGatehouse(
     backend,
     auditStore: metrics ? instrumentAuditStore(auditStore, metrics) : auditStore,
     clock,
+    warn: (message) => logger.warn(message),
     ...(metrics ? { metrics, onFailedLogin: () => metrics.failedLogins.inc() } : {}),
   });
   const bootstrap = await bootstrapAdmin(services, {

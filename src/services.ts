@@ -16,6 +16,7 @@ import { createLoginThrottle } from './auth/login-throttle.js';
 import { createPolicyResolver } from './auth/policy-resolver.js';
 import { createTokenIndex } from './auth/token-index.js';
 import { createTokenService, type TokenService } from './auth/token-service.js';
+import { backfillFoldedNames } from './auth/unique-names.js';
 import { createStateCache } from './backend/cache.js';
 import { createStateStore, type StateStore } from './backend/state.js';
 import type { Backend } from './backend/types.js';
@@ -68,6 +69,8 @@ export async function createServices(deps: {
   clock: Clock;
   onFailedLogin?: () => void;
   metrics?: Metrics;
+  /** Start-up findings an operator should see (e.g. names that already differ only in case). */
+  warn?: (message: string) => void;
 }): Promise<Services> {
   const { config, backend, auditStore, clock } = deps;
   const cache = await createStateCache(backend);
@@ -144,6 +147,7 @@ export async function createServices(deps: {
     clock,
   });
   await roles.ensureBuiltins();
+  await backfillFoldedNames(state, deps.warn ?? (() => {}));
 
   return {
     state,

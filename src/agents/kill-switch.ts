@@ -9,6 +9,7 @@ import type { AgentRecord, ApiKeyRecord, CredentialRecord, DelegationGrant } fro
 import { keys } from '../auth/records.js';
 import type { TokenIndex } from '../auth/token-index.js';
 import { tokenRevocationOps } from '../auth/token-revocation.js';
+import { heldFoldedKey } from '../auth/unique-names.js';
 import type { CachedItem } from '../backend/cache.js';
 import type { StateStore } from '../backend/state.js';
 import type { Condition, Operation } from '../backend/types.js';
@@ -54,6 +55,9 @@ export function createKillSwitch(deps: { state: StateStore; tokenIndex: Pick<Tok
       operations.push(
         { type: 'delete', key: agent.key },
         { type: 'delete', key: keys.agentName(a.name) },
+        ...heldFoldedKey(state, keys.agentFoldedName(a.name), agent.key).map(
+          (key): Operation => ({ type: 'delete', key }),
+        ),
         { type: 'delete', key: keys.usage('agent', a.id) },
       );
     } else if (a.status !== action) {

@@ -131,15 +131,30 @@ export interface TokenRecord {
   on_behalf_of?: PrincipalRef;
 }
 
+/**
+ * The form in which names must be unique. NFC first, so that canonically equivalent spellings (a
+ * precomposed "é" and "e" + combining accent) fold alike; then toLowerCase(), which is locale-independent
+ * (unlike toLocaleLowerCase, whose Turkish "I" would make the key depend on the host), so every instance
+ * and every backfill computes the same key for the same name.
+ */
+export const foldName = (name: string): string => name.normalize('NFC').toLowerCase();
+
 export const keys = {
   user: (id: string) => `users/${id}`,
+  /** Exact name → record: lookups by name. */
   userName: (name: string) => `index/users/name/${name}`,
+  /** Folded name → record: only guards uniqueness regardless of case (lookups stay exact). */
+  userFoldedName: (name: string) => `index/users/folded/${foldName(name)}`,
   agent: (id: string) => `agents/${id}`,
   agentName: (name: string) => `index/agents/name/${name}`,
+  agentFoldedName: (name: string) => `index/agents/folded/${foldName(name)}`,
   role: (id: string) => `roles/${id}`,
+  /** Role resolution goes through the exact key only: a role named `ADMIN` never resolves to `admin`. */
   roleName: (name: string) => `index/roles/name/${name}`,
+  roleFoldedName: (name: string) => `index/roles/folded/${foldName(name)}`,
   resource: (id: string) => `resources/${id}`,
   resourceName: (kind: string, name: string) => `index/resources/name/${kind}/${name}`,
+  resourceFoldedName: (kind: string, name: string) => `index/resources/folded/${kind}/${foldName(name)}`,
   apiKey: (id: string) => `apikeys/${id}`,
   apiKeyHash: (hash: string) => `index/apikeys/hash/${hash}`,
   token: (hash: string) => `tokens/${hash}`,

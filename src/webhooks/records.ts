@@ -1,4 +1,5 @@
 // The shapes webhooks keep in the state backend, and where they keep them.
+import { foldName } from '../auth/records.js';
 
 export interface WebhookRecord {
   id: string;
@@ -46,6 +47,8 @@ export const webhookKeys = {
   /** Webhook records only (the prefix leaves out webhooks/dispatch/…). */
   webhooks: 'webhooks/whk_',
   name: (name: string) => `index/webhooks/name/${name}`,
+  /** Folded name → webhook: names are unique regardless of case. */
+  foldedName: (name: string) => `index/webhooks/folded/${foldName(name)}`,
   deliveries: (webhookId: string) => `webhook_deliveries/${webhookId}/`,
   delivery: (webhookId: string, id: string) => `webhook_deliveries/${webhookId}/${id}`,
   allDeliveries: 'webhook_deliveries/',

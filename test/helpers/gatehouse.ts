@@ -23,7 +23,7 @@ export interface TestServer {
 
 export async function startTestServer(
   overrides: Record<string, unknown> = {},
-  opts: { dataDir?: string } = {},
+  opts: { dataDir?: string; logger?: pino.Logger } = {},
 ): Promise<TestServer> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'gatehouse-test-'));
   const config = loadConfig({
@@ -45,7 +45,7 @@ export async function startTestServer(
   const clockOffset = { ms: 0 };
   const gatehouse = await startGatehouse(config, {
     clock: () => Date.now() + clockOffset.ms,
-    logger: pino({ level: 'silent' }),
+    logger: opts.logger ?? pino({ level: 'silent' }),
   });
   const url = gatehouse.authUrl as string;
   const token = await api(url, 'POST', '/v1/auth/token', { body: { api_key: ADMIN_KEY } });

@@ -16,6 +16,7 @@ import {
   keys,
   type UserRecord,
 } from '../../auth/records.js';
+import { nameConflicts, renameIndexKeys } from '../../auth/unique-names.js';
 import type { StateStore } from '../../backend/state.js';
 import { BackendError, type Operation } from '../../backend/types.js';
 import { type Clock, isoTime } from '../../lib/clock.js';
@@ -65,6 +66,9 @@ const endedOf = (plan: KillPlan): Ended => ({
   revoked_credentials: plan.revokedCredentials,
   ended_sessions: plan.endedSessions,
 });
+
+/** An agent's name keys: exact (lookups) and folded (unique regardless of case). */
+const indexOf = (name: string) => ({ exact: keys.agentName(name), folded: keys.agentFoldedName(name) });
 
 export function createAgentService(deps: {
   state: StateStore;
@@ -214,11 +218,10 @@ export function createAgentService(deps: {
         created_at: isoTime(now),
         updated_at: isoTime(now),
       };
+      const index = indexOf(agent.name);
       await translateConflicts(
-        () => state.insert(keys.agent(agent.id), agent, { indexKeys: [keys.agentName(agent.name)] }),
-        {
-          [keys.agentName(agent.name)]: `an agent named ${JSON.stringify(agent.name)} already exists`,
-        },
+        () => state.insert(keys.agent(agent.id), agent, { indexKeys: [index.exact, index.folded] }),
+        nameConflicts(state, 'an agent', agent.name, index),
       );
       await audit.record({
         type: 'agent.created',
@@ -264,14 +267,14 @@ export function createAgentService(deps: {
           checkRoles(ctx.principal, owner, input.roles, a.roles);
         }
         next.updated_at = isoTime(now);
-        const renamed = next.name !== a.name;
-        const nameOps: Operation[] = renamed
-          ? [
-              { type: 'put', key: keys.agentName(next.name), value: JSON.stringify({ ref: item.key }) },
-              { type: 'delete', key: keys.agentName(a.name) },
-            ]
-          : [];
-        const nameConditions = renamed ? [{ key: keys.agentName(next.name), is: 'absent' as const }] : [];
+        const rename = renameIndexKeys(state, item.key, indexOf(a.name), indexOf(next.name));
+        const nameOps: Operation[] = [
+          ...rename.addIndexKeys.map(
+            (key): Operation => ({ type: 'put', key, value: JSON.stringify({ ref: item.key }) }),
+          ),
+          ...rename.removeIndexKeys.map((key): Operation => ({ type: 'delete', key })),
+        ];
+        const nameConditions = rename.addIndexKeys.map((key) => ({ key, is: 'absent' as const }));
         const killing = next.status !== a.status && (next.status === 'suspended' || next.status === 'revoked');
         const plan = killing ? deps.killSwitch.plan(item, next.status as 'suspended' | 'revoked', now) : undefined;
         const operations: Operation[] = [
@@ -285,8 +288,11 @@ export function createAgentService(deps: {
             operations,
           );
         } catch (error) {
-          if (error instanceof BackendError && error.key === keys.agentName(next.name))
-            throw conflict(`an agent named ${JSON.stringify(next.name)} already exists`);
+          const taken =
+            error instanceof BackendError
+              ? nameConflicts(state, 'an agent', next.name, indexOf(next.name))[error.key]
+              : undefined;
+          if (taken !== undefined) throw conflict(taken);
           throw error;
         }
         return { agent: next, changed, ended: plan };

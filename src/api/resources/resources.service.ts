@@ -7,6 +7,7 @@ import type { Static } from '@sinclair/typebox';
 import type { AuditLog } from '../../audit/audit-log.js';
 import { actorOf, eventContext, type Principal, type RequestContext } from '../../auth/principal.js';
 import { keys } from '../../auth/records.js';
+import { heldFoldedKey, nameConflicts } from '../../auth/unique-names.js';
 import type { StateStore } from '../../backend/state.js';
 import { BackendError, type Condition, type Operation } from '../../backend/types.js';
 import { type Clock, isoTime } from '../../lib/clock.js';
@@ -149,12 +150,19 @@ export function createResourceService(deps: {
         updated_at: isoTime(now),
       };
       const resourceKey = keys.resource(record.id);
-      const nameKey = keys.resourceName(record.kind, record.name);
+      const index = {
+        exact: keys.resourceName(record.kind, record.name),
+        folded: keys.resourceFoldedName(record.kind, record.name),
+      };
       const conditions: Condition[] = [
         { key: resourceKey, is: 'absent' },
-        { key: nameKey, is: 'absent' },
+        { key: index.exact, is: 'absent' },
+        { key: index.folded, is: 'absent' },
       ];
-      const operations: Operation[] = [{ type: 'put', key: nameKey, value: JSON.stringify({ ref: resourceKey }) }];
+      const operations: Operation[] = [
+        { type: 'put', key: index.exact, value: JSON.stringify({ ref: resourceKey }) },
+        { type: 'put', key: index.folded, value: JSON.stringify({ ref: resourceKey }) },
+      ];
       if (record.kind === 'server') {
         const pair = generateEd25519(`gatehouse-${record.name}`);
         record.ssh_public_key = pair.public;
@@ -175,9 +183,10 @@ export function createResourceService(deps: {
         operations.push({ type: 'put', key: secretKey, value: JSON.stringify(secret) });
       }
       operations.unshift({ type: 'put', key: resourceKey, value: JSON.stringify(record) });
-      await translateConflicts(() => state.write(conditions, operations), {
-        [nameKey]: `a ${record.kind} named ${JSON.stringify(record.name)} already exists`,
-      });
+      await translateConflicts(
+        () => state.write(conditions, operations),
+        nameConflicts(state, `a ${record.kind}`, record.name, index),
+      );
       await audit.record({
         type: 'resource.created',
         actor: actorOf(ctx),
@@ -198,7 +207,11 @@ export function createResourceService(deps: {
       await translateConflicts(() =>
         state.remove(item.key, {
           revision: item.revision,
-          indexKeys: [keys.resourceName(r.kind, r.name), ...(r.kind === 'server' ? [keys.serverSecret(r.id)] : [])],
+          indexKeys: [
+            keys.resourceName(r.kind, r.name),
+            ...heldFoldedKey(state, keys.resourceFoldedName(r.kind, r.name), item.key),
+            ...(r.kind === 'server' ? [keys.serverSecret(r.id)] : []),
+          ],
         }),
       );
       await audit.record({

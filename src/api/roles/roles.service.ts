@@ -2,6 +2,7 @@
 import type { AuditLog } from '../../audit/audit-log.js';
 import { actorOf, eventContext, type RequestContext } from '../../auth/principal.js';
 import { type AgentRecord, keys, type RoleRecord, type UserRecord } from '../../auth/records.js';
+import { heldFoldedKey, nameConflicts, renameIndexKeys } from '../../auth/unique-names.js';
 import type { StateStore } from '../../backend/state.js';
 import { type Clock, isoTime } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
@@ -70,7 +71,12 @@ export function createRoleService(deps: { state: StateStore; audit: AuditLog; cl
           created_at: now,
           updated_at: now,
         };
-        await state.insert(keys.role(record.id), record, { indexKeys: [keys.roleName(spec.name)] });
+        // A role that differs only in case may predate the uniqueness rule; the built-in is still written
+        // (without the folded key) and the start-up backfill warns about the pair.
+        const folded = keys.roleFoldedName(spec.name);
+        await state.insert(keys.role(record.id), record, {
+          indexKeys: [keys.roleName(spec.name), ...(state.get(folded) ? [] : [folded])],
+        });
       }
     },
 
@@ -93,11 +99,10 @@ export function createRoleService(deps: { state: StateStore; audit: AuditLog; cl
         created_at: now,
         updated_at: now,
       };
+      const index = { exact: keys.roleName(spec.name), folded: keys.roleFoldedName(spec.name) };
       await translateConflicts(
-        () => state.insert(keys.role(record.id), record, { indexKeys: [keys.roleName(spec.name)] }),
-        {
-          [keys.roleName(spec.name)]: `a role named ${JSON.stringify(spec.name)} already exists`,
-        },
+        () => state.insert(keys.role(record.id), record, { indexKeys: [index.exact, index.folded] }),
+        nameConflicts(state, 'a role', spec.name, index),
       );
       await event(ctx, 'role.created', record);
       return record;
@@ -118,14 +123,16 @@ export function createRoleService(deps: { state: StateStore; audit: AuditLog; cl
         created_at: old.created_at,
         updated_at: isoTime(clock()),
       };
-      const renamed = spec.name !== old.name;
+      const indexOf = (name: string) => ({ exact: keys.roleName(name), folded: keys.roleFoldedName(name) });
       await translateConflicts(
         () =>
-          state.replace(item.key, item.revision, record, {
-            addIndexKeys: renamed ? [keys.roleName(spec.name)] : [],
-            removeIndexKeys: renamed ? [keys.roleName(old.name)] : [],
-          }),
-        { [keys.roleName(spec.name)]: `a role named ${JSON.stringify(spec.name)} already exists` },
+          state.replace(
+            item.key,
+            item.revision,
+            record,
+            renameIndexKeys(state, item.key, indexOf(old.name), indexOf(spec.name)),
+          ),
+        nameConflicts(state, 'a role', spec.name, indexOf(spec.name)),
       );
       await event(ctx, 'role.updated', record);
       return record;
@@ -143,7 +150,10 @@ export function createRoleService(deps: { state: StateStore; audit: AuditLog; cl
         );
       }
       await translateConflicts(() =>
-        state.remove(item.key, { revision: item.revision, indexKeys: [keys.roleName(role.name)] }),
+        state.remove(item.key, {
+          revision: item.revision,
+          indexKeys: [keys.roleName(role.name), ...heldFoldedKey(state, keys.roleFoldedName(role.name), item.key)],
+        }),
       );
       await event(ctx, 'role.deleted', role);
     },

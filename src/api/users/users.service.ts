@@ -14,6 +14,7 @@ import {
 } from '../../auth/records.js';
 import type { TokenIndex } from '../../auth/token-index.js';
 import type { TokenService } from '../../auth/token-service.js';
+import { heldFoldedKey, nameConflicts } from '../../auth/unique-names.js';
 import type { StateStore } from '../../backend/state.js';
 import { type Clock, isoTime } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
@@ -143,11 +144,10 @@ export function createUserService(deps: {
         created_at: now,
         updated_at: now,
       };
+      const index = { exact: keys.userName(user.name), folded: keys.userFoldedName(user.name) };
       await translateConflicts(
-        () => state.insert(keys.user(user.id), user, { indexKeys: [keys.userName(user.name)] }),
-        {
-          [keys.userName(user.name)]: `a user named ${JSON.stringify(user.name)} already exists`,
-        },
+        () => state.insert(keys.user(user.id), user, { indexKeys: [index.exact, index.folded] }),
+        nameConflicts(state, 'a user', user.name, index),
       );
       await audit.record({
         type: 'user.created',
@@ -188,6 +188,10 @@ export function createUserService(deps: {
           [
             { type: 'delete', key: item.key },
             { type: 'delete', key: keys.userName(user.name) },
+            ...heldFoldedKey(state, keys.userFoldedName(user.name), item.key).map((key) => ({
+              type: 'delete' as const,
+              key,
+            })),
             ...apiKeys.flatMap((k) => [
               { type: 'delete' as const, key: k.key },
               { type: 'delete' as const, key: keys.apiKeyHash(k.value.hash) },

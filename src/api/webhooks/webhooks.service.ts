@@ -3,6 +3,7 @@
 import type { AuditLog } from '../../audit/audit-log.js';
 import { EVENT_TYPES } from '../../audit/catalogue.js';
 import { actorOf, eventContext, type RequestContext } from '../../auth/principal.js';
+import { heldFoldedKey, nameConflicts } from '../../auth/unique-names.js';
 import type { StateStore } from '../../backend/state.js';
 import { type Clock, isoTime } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
@@ -108,9 +109,10 @@ export function createWebhookService(deps: {
         updated_at: isoTime(now),
         consecutive_failures: 0,
       };
+      const index = { exact: webhookKeys.name(webhook.name), folded: webhookKeys.foldedName(webhook.name) };
       await translateConflicts(
-        () => state.insert(webhookKeys.webhook(id), webhook, { indexKeys: [webhookKeys.name(webhook.name)] }),
-        { [webhookKeys.name(webhook.name)]: `a webhook named ${JSON.stringify(webhook.name)} already exists` },
+        () => state.insert(webhookKeys.webhook(id), webhook, { indexKeys: [index.exact, index.folded] }),
+        nameConflicts(state, 'a webhook', webhook.name, index),
       );
       await audit.record({
         type: 'webhook.created',
@@ -134,6 +136,10 @@ export function createWebhookService(deps: {
           [
             { type: 'delete', key: item.key },
             { type: 'delete', key: webhookKeys.name(item.value.name) },
+            ...heldFoldedKey(state, webhookKeys.foldedName(item.value.name), item.key).map((key) => ({
+              type: 'delete' as const,
+              key,
+            })),
             ...deliveries.map((d) => ({ type: 'delete' as const, key: d.key })),
           ],
         ),
