@@ -1,14 +1,17 @@
-// The gatehouse command: `gatehouse start [--config FILE]`.
+// The gatehouse command: `gatehouse start [--config FILE]`, `gatehouse admin reset …` (break-glass).
 import { parseArgs } from 'node:util';
+import { adminCommand } from './cli/admin-reset.js';
 import { ConfigError, loadConfig } from './config/load.js';
 import { StartupError, startGatehouse, VERSION } from './server.js';
 
 const USAGE = `usage: gatehouse start [--config FILE]
+       gatehouse admin reset [--config FILE] [--user NAME] [--force]
 
-Starts Gatehouse. Settings come from FILE (YAML) and GATEHOUSE_* environment variables;
-see README.md for the list.`;
+start runs Gatehouse; admin reset restores admin access when no admin can log in (gatehouse admin
+reset --help). Settings come from FILE (YAML) and GATEHOUSE_* environment variables; see README.md.`;
 
 async function main(argv: string[]): Promise<number> {
+  if (argv[0] === 'admin') return adminCommand(argv.slice(1));
   let parsed: ReturnType<typeof parseArgs>;
   try {
     parsed = parseArgs({

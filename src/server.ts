@@ -1,15 +1,12 @@
 // The composition root: open the stores named by config, build the services, bootstrap, and start
 // the listeners of the configured roles. Returns a handle that shuts everything down in order.
 import { mkdirSync, readFileSync } from 'node:fs';
-import { isAbsolute, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import pino from 'pino';
 import { buildApi } from './api/build-api.js';
 import type { RegisteredRoute } from './api/route-config.js';
-import { openAuditStore } from './audit/open.js';
 import { startAuditRetention } from './audit/retention.js';
-import type { AuditStore } from './audit/types.js';
-import { openSqliteBackend } from './backend/sqlite.js';
-import type { Backend } from './backend/types.js';
+import { holdInstanceLease } from './backend/instance-lease.js';
 import { type BootstrapResult, bootstrapAdmin } from './bootstrap.js';
 import { ConfigError } from './config/load.js';
 import type { Config } from './config/schema.js';
@@ -21,18 +18,13 @@ import { buildMetricsServer } from './observability/metrics-server.js';
 import { loadOrCreateHostKey } from './proxy/ssh/host-key.js';
 import { createSshProxy, type SshProxy } from './proxy/ssh/ssh-proxy.js';
 import { createServices, type Services } from './services.js';
+import { openStores, StartupError } from './stores.js';
+
+export { StartupError };
 
 export const VERSION = (
   JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
 ).version;
-
-/** Gatehouse could not start for a reason outside its config (a store down, a port taken). */
-export class StartupError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'StartupError';
-  }
-}
 
 export interface Gatehouse {
   authUrl?: string;
@@ -56,18 +48,6 @@ function parseAddr(key: string, addr: string): { host: string; port: number } {
 }
 
 const isLoopback = (host: string) => host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
-
-function storePath(key: string, url: string | undefined, fallback: string): string {
-  if (url === undefined) return fallback;
-  if (url.startsWith('sqlite://')) {
-    const path = url.slice('sqlite://'.length);
-    if (path) return isAbsolute(path) ? path : resolve(path);
-  }
-  const scheme = url.split(':')[0];
-  throw new ConfigError(
-    `config key ${key}: ${scheme}:// stores are not available in this release; use sqlite://<path> (the default)`,
-  );
-}
 
 export async function startGatehouse(
   config: Config,
@@ -105,22 +85,7 @@ export async function startGatehouse(
     );
   }
 
-  const backend: Backend = openSqliteBackend({
-    path: storePath('backend_url', config.backend_url, resolve(dataDir, 'state.db')),
-    synchronous: config.sqlite.synchronous,
-  });
-  let auditStore: AuditStore;
-  try {
-    auditStore = await openAuditStore(config.audit_url, {
-      sqlitePath: resolve(dataDir, 'audit.db'),
-      synchronous: config.sqlite.synchronous,
-    });
-  } catch (e) {
-    await backend.close();
-    if (e instanceof ConfigError) throw e;
-    // Unreachable or refusing: say which store, and why, without a stack trace (or the URL's password).
-    throw new StartupError(`cannot open the audit store (audit_url): ${(e as Error).message}`, { cause: e });
-  }
+  const { backend, auditStore } = await openStores(config, dataDir);
   const metrics = config.metrics_enabled ? createMetrics({ prefix: config.metrics_prefix, clock }) : undefined;
   metrics?.setHealthChecks({ backend: () => backend.ping(), audit: () => auditStore.ping() });
   const services = await createServices({
@@ -153,6 +118,8 @@ export async function startGatehouse(
   const auth = await buildApi(services, { ...common, listener: 'auth' });
   apps.push(auth.app);
   metrics?.trackConnections(auth.app.server, 'auth');
+  // Tells offline tools (gatehouse admin reset) that this process uses the state store.
+  const instanceLease = holdInstanceLease(backend, { onError: (err) => logger.warn({ err }, 'instance lease') });
   const handle: Gatehouse = {
     ...(metrics ? { metrics } : {}),
     routes: auth.routes,
@@ -168,6 +135,7 @@ export async function startGatehouse(
       // Background jobs next (in-flight webhook attempts finish, bounded), while the stores are open.
       await services.webhookDispatcher.stop();
       await retention?.stop();
+      await instanceLease.stop();
       services.close();
       await auditStore.close();
       await backend.close();

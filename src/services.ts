@@ -11,6 +11,7 @@ import { createUserService, type UserService } from './api/users/users.service.j
 import { createWebhookService, type WebhookService } from './api/webhooks/webhooks.service.js';
 import { type AuditLog, createAuditLog } from './audit/audit-log.js';
 import type { AuditStore } from './audit/types.js';
+import { type Covering, createCovering } from './auth/covering.js';
 import { recordDelegationTrail } from './auth/delegation-trail.js';
 import { createLoginThrottle } from './auth/login-throttle.js';
 import { createPolicyResolver } from './auth/policy-resolver.js';
@@ -36,6 +37,8 @@ import { createSecretBox, webhookSecretKeyPath } from './webhooks/secret-box.js'
 export interface Services extends AgentServices, AgentBasics {
   state: StateStore;
   audit: AuditLog;
+  /** "Nobody grants what they do not hold": every granting path asks it. */
+  covering: Covering;
   tokens: TokenService;
   users: UserService;
   roles: RoleService;
@@ -78,6 +81,7 @@ export async function createServices(deps: {
   // Events of an agent acting for a user name both (data.on_behalf_of).
   const audit = recordDelegationTrail(createAuditLog({ store: auditStore, clock }));
   const policies = createPolicyResolver(state);
+  const covering = createCovering({ state, policies, audit });
   const tokenIndex = createTokenIndex(state);
   const agentBasics = createAgentBasics({ config, state, clock, tokenIndex });
   const throttle = createLoginThrottle(
@@ -109,14 +113,15 @@ export async function createServices(deps: {
     tokens,
     tokenIndex,
     policies,
+    covering,
     killSwitch: agentBasics.killSwitch,
   });
-  const roles = createRoleService({ state, audit, clock });
+  const roles = createRoleService({ state, audit, clock, covering });
   // Agent JWT signing keys and servers' upstream SSH keys are sealed with the same data-dir key as
   // webhook secrets.
   const box = createSecretBox(webhookSecretKeyPath(resolve(config.data_dir)));
-  const resources = createResourceService({ state, audit, clock, box });
-  const sshKeys = createSshKeyService({ state, audit, clock });
+  const resources = createResourceService({ state, audit, clock, box, covering });
+  const sshKeys = createSshKeyService({ state, audit, clock, covering });
   const agentServices = createAgentServices(agentBasics, {
     config,
     state,
@@ -126,9 +131,10 @@ export async function createServices(deps: {
     tokenIndex,
     tokens,
     box,
+    covering,
   });
   const policy = { allowedHosts: config.webhook_allowed_hosts };
-  const webhooks = createWebhookService({ state, audit, clock, box, policy });
+  const webhooks = createWebhookService({ state, audit, clock, box, policy, covering });
   const webhookDispatcher = createWebhookDispatcher({
     backend,
     state,
@@ -152,6 +158,7 @@ export async function createServices(deps: {
   return {
     state,
     audit,
+    covering,
     tokens,
     users,
     roles,

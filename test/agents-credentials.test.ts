@@ -28,7 +28,7 @@ describe('privilege escalation, each refused next to its allowed twin', () => {
     const maker = await userWithRoles(server, 'maker-1', ['agent-maker', 'auditor']);
     const refused = await as(maker.token, 'POST', '/v1/agents', { name: 'esc-1', roles: ['access'] });
     assert.equal(refused.status, 403);
-    assert.match(refused.json.detail, /do not hold role access/);
+    assert.match(refused.json.detail, /agent roles \[access\]: it needs .*sessions:create/);
     const allowed = await as(maker.token, 'POST', '/v1/agents', { name: 'esc-1', roles: ['auditor'] });
     assert.equal(allowed.status, 201, allowed.text);
   });

@@ -189,7 +189,13 @@ describe('lifecycle', () => {
     await credential(agent.id, { type: 'api_key' });
     const res = await admin('DELETE', `/v1/agents/${agent.id}`);
     assert.equal(res.status, 200, res.text);
-    assert.deepEqual(res.json, { id: agent.id, revoked_tokens: 1, revoked_credentials: 2, ended_sessions: [] });
+    assert.deepEqual(res.json, {
+      id: agent.id,
+      revoked_tokens: 1,
+      revoked_credentials: 2,
+      ended_sessions: [],
+      revoked_issued_for_others: { api_keys: 0, ssh_keys: 0, credentials: 0, tokens: 0 },
+    });
     assert.equal((await as(t1, 'GET', '/v1/events')).status, 401);
     assert.equal((await admin('GET', `/v1/agents/${agent.id}`)).status, 404);
     assert.equal((await admin('DELETE', `/v1/agents/${agent.id}`)).status, 404);

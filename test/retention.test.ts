@@ -43,15 +43,21 @@ test('events older than the retention are deleted in batches; the pruning is rec
     });
     // Stop both runners whatever happens: a live runner would keep the test process alive.
     try {
-      const deadline = Date.now() + 5000;
-      let left = await store.query({ types: ['user.created'], limit: 100, countUpTo: 1000 });
-      while (left.total !== 5 && Date.now() < deadline) {
+      // The pruning event is written after the last batch: wait for both, not only the deletions (under
+      // a loaded CI machine the gap between them failed this test).
+      const deadline = Date.now() + 15_000;
+      const leftNow = () => store.query({ types: ['user.created'], limit: 100, countUpTo: 1000 });
+      const prunedNow = () => store.query({ types: ['audit.pruned'], limit: 10, countUpTo: 10 });
+      let [left, pruned] = await Promise.all([leftNow(), prunedNow()]);
+      while ((left.total !== 5 || pruned.total === 0) && Date.now() < deadline) {
         await new Promise((r) => setTimeout(r, 20));
-        left = await store.query({ types: ['user.created'], limit: 100, countUpTo: 1000 });
+        [left, pruned] = await Promise.all([leftNow(), prunedNow()]);
       }
       assert.equal(left.total, 5, 'only the recent events remain');
       assert.ok(left.events.every((e) => e.id >= 'evt_00000000000000000000000100'));
-      const pruned = await store.query({ types: ['audit.pruned'], limit: 10, countUpTo: 10 });
+      // Another instance that pruned too would have written its event by now.
+      await new Promise((r) => setTimeout(r, 200));
+      pruned = await prunedNow();
       assert.equal(pruned.total, 1, 'one instance pruned, once');
       assert.equal(pruned.events[0]?.data?.deleted, 35);
       assert.equal(pruned.events[0]?.actor.kind, 'system');

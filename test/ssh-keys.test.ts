@@ -45,7 +45,10 @@ describe('registering SSH keys', () => {
       comment: 'my laptop',
       name: 'laptop',
       created_at: res.json.created_at,
+      created_by: { kind: 'user', id: res.json.created_by?.id },
     });
+    const me = await admin('GET', '/v1/users?name=admin');
+    assert.equal(res.json.created_by.id, me.json.users[0].id, 'the creator is the admin who registered it');
     assert.deepEqual(lookup(blobOf(ED25519)), { kind: 'user', id: userId, keyId: res.json.id });
     assert.equal(lookup(blobOf(freshKey().public)), undefined, 'an unknown key is nobody');
 

@@ -71,8 +71,22 @@ describe('users', () => {
       const other = await api(fresh.url, 'DELETE', `/v1/users/${me.id}`, { token: second.token });
       assert.equal(other.status, 204, 'another admin exists, so this works');
       assert.equal((await api(fresh.url, 'GET', '/v1/users', { token: fresh.adminToken })).status, 401);
-      const last = await api(fresh.url, 'DELETE', `/v1/users/${second.id}`, { token: editor.token });
-      assert.equal(last.status, 409);
+      // An editor does not cover an admin, so may not delete one at all.
+      const byEditor = await api(fresh.url, 'DELETE', `/v1/users/${second.id}`, { token: editor.token });
+      assert.equal(byEditor.status, 403);
+      // Only an admin covers an admin, and an admin cannot delete themselves: the last-admin guard is
+      // reached by the last admin's own admin agent.
+      const agent = await api(fresh.url, 'POST', '/v1/agents', {
+        token: second.token,
+        body: { name: 'ops', roles: ['admin'] },
+      });
+      assert.equal(agent.status, 201, agent.text);
+      const cred = await api(fresh.url, 'POST', `/v1/agents/${agent.json.id}/credentials`, {
+        token: second.token,
+        body: {},
+      });
+      const last = await api(fresh.url, 'DELETE', `/v1/users/${second.id}`, { token: cred.json.access_token });
+      assert.equal(last.status, 409, last.text);
       assert.match(last.json.detail, /last active admin/);
     } finally {
       await fresh.stop();

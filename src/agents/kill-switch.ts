@@ -4,7 +4,7 @@
 // instance sees the write through the backend watch, and authentication reads only that cache, so
 // the next request with any of its tokens fails, everywhere.
 
-import { sshKeyRemovalOps } from '../api/ssh-keys/ssh-keys.service.js';
+import { type SshKeyRecord, sshKeyDeleteOps, sshKeyRemovalOps } from '../api/ssh-keys/ssh-keys.service.js';
 import type { AgentRecord, ApiKeyRecord, CredentialRecord, DelegationGrant } from '../auth/records.js';
 import { keys } from '../auth/records.js';
 import type { TokenIndex } from '../auth/token-index.js';
@@ -17,6 +17,15 @@ import { isoTime } from '../lib/clock.js';
 
 export type KillAction = 'suspended' | 'revoked' | 'deleted';
 
+/** What the agent had created for other principals, and the kill switch took back. */
+export interface IssuedForOthers {
+  api_keys: number;
+  ssh_keys: number;
+  credentials: number;
+  /** Tokens that came from those API keys and credentials. */
+  tokens: number;
+}
+
 export interface KillPlan {
   conditions: Condition[];
   operations: Operation[];
@@ -24,6 +33,7 @@ export interface KillPlan {
   revokedCredentials: number;
   deletedApiKeys: number;
   endedSessions: string[];
+  issuedForOthers: IssuedForOthers;
 }
 
 interface SessionLike {
@@ -41,8 +51,67 @@ const REASON: Record<KillAction, string> = {
 
 export type KillSwitch = ReturnType<typeof createKillSwitch>;
 
-export function createKillSwitch(deps: { state: StateStore; tokenIndex: Pick<TokenIndex, 'ofPrincipal'> }) {
+export function createKillSwitch(deps: {
+  state: StateStore;
+  tokenIndex: Pick<TokenIndex, 'ofPrincipal' | 'ofApiKey' | 'ofCredential'>;
+}) {
   const { state } = deps;
+
+  /**
+   * An agent that could create credentials for others (users:update, agents:update) must not leave
+   * them behind when it is stopped: whatever it minted for someone else goes with it, or the kill
+   * switch would leave a way back in.
+   */
+  function takeBackIssued(agentId: string, now: number, reason: string) {
+    const operations: Operation[] = [];
+    const tokenKeys = new Set<string>();
+    const made = (c: { created_by?: { id?: string } }) => c.created_by?.id === agentId;
+    const apiKeys = state
+      .list<ApiKeyRecord>('apikeys/')
+      .filter((k) => made(k.value) && k.value.principal.id !== agentId);
+    for (const k of apiKeys) {
+      operations.push({ type: 'delete', key: k.key }, { type: 'delete', key: keys.apiKeyHash(k.value.hash) });
+      for (const t of deps.tokenIndex.ofApiKey(k.value.id)) tokenKeys.add(t);
+    }
+    const sshKeys = state
+      .list<SshKeyRecord>('sshkeys/')
+      .filter((k) => made(k.value) && k.value.principal.id !== agentId);
+    for (const k of sshKeys) operations.push(...sshKeyDeleteOps(k));
+    const credentials = state
+      .list<CredentialRecord>('credentials/')
+      .filter(
+        (c) =>
+          made(c.value) &&
+          c.value.agent_id !== agentId &&
+          c.value.revoked_at === undefined &&
+          Date.parse(c.value.expires_at) > now,
+      );
+    for (const c of credentials) {
+      const revoked: CredentialRecord = { ...c.value, revoked_at: isoTime(now), revoked_reason: reason };
+      operations.push({
+        type: 'put',
+        key: c.key,
+        value: JSON.stringify(revoked),
+        ...(c.expiresAt !== undefined ? { expiresAt: c.expiresAt } : {}),
+      });
+      for (const t of deps.tokenIndex.ofCredential(c.value.id)) tokenKeys.add(t);
+      const apiKeyId = c.value.api_key_id;
+      if (apiKeyId === undefined) continue;
+      for (const t of deps.tokenIndex.ofApiKey(apiKeyId)) tokenKeys.add(t);
+      const key = state.get<ApiKeyRecord>(keys.apiKey(apiKeyId));
+      if (key && !apiKeys.some((k) => k.key === key.key))
+        operations.push({ type: 'delete', key: key.key }, { type: 'delete', key: keys.apiKeyHash(key.value.hash) });
+    }
+    const tokenOps = tokenRevocationOps(state, [...tokenKeys], now, reason);
+    operations.push(...tokenOps);
+    const counts: IssuedForOthers = {
+      api_keys: apiKeys.length,
+      ssh_keys: sshKeys.length,
+      credentials: credentials.length,
+      tokens: tokenOps.length,
+    };
+    return { operations, counts };
+  }
 
   /** The write that ends an agent's access (and, for 'deleted', the agent itself), as of now. */
   function plan(agent: CachedItem<AgentRecord>, action: KillAction, now: number): KillPlan {
@@ -111,9 +180,13 @@ export function createKillSwitch(deps: { state: StateStore; tokenIndex: Pick<Tok
       operations.push({ type: 'put', key: s.key, value: JSON.stringify(ended) });
     }
 
+    const issued = takeBackIssued(a.id, now, `issuer_${reason}`);
+    operations.push(...issued.operations);
+
     return {
       conditions,
       operations,
+      issuedForOthers: issued.counts,
       revokedTokens: tokenOps.length,
       revokedCredentials,
       deletedApiKeys: apiKeys.length,

@@ -4,6 +4,7 @@ import { type AgentService, createAgentService } from '../api/agents/agents.serv
 import { type CredentialService, createCredentialService } from '../api/agents/credentials.service.js';
 import { createDelegationService, type DelegationService } from '../api/agents/delegations.service.js';
 import type { AuditLog } from '../audit/audit-log.js';
+import type { Covering } from '../auth/covering.js';
 import type { PolicyResolver } from '../auth/policy-resolver.js';
 import type { TokenIndex } from '../auth/token-index.js';
 import type { TokenService } from '../auth/token-service.js';
@@ -70,9 +71,10 @@ export function createAgentServices(
     tokenIndex: TokenIndex;
     tokens: TokenService;
     box: SecretBox;
+    covering: Covering;
   },
 ): AgentServices {
-  const { config, state, audit, clock, tokenIndex, tokens } = deps;
+  const { config, state, audit, clock, tokenIndex, tokens, covering } = deps;
   const maxTtlMs = durationAtLeast('agents.max_credential_ttl', config.agents.max_credential_ttl, 60_000);
   const rotationMs = durationAtLeast('agents.jwt_key_rotation', config.agents.jwt_key_rotation, 60_000);
   const accessTtlMs = parseDuration(config.tokens.access_ttl) as number;
@@ -99,9 +101,18 @@ export function createAgentServices(
       killSwitch: basics.killSwitch,
       usage: basics.usage,
       limits: basics.agentLimits,
+      covering,
     }),
-    agentCredentials: createCredentialService({ state, audit, clock, issuer, tokenIndex, usage: basics.usage }),
-    delegations: createDelegationService({ state, audit, clock, tokenIndex }),
+    agentCredentials: createCredentialService({
+      state,
+      audit,
+      clock,
+      issuer,
+      tokenIndex,
+      usage: basics.usage,
+      covering,
+    }),
+    delegations: createDelegationService({ state, audit, clock, tokenIndex, covering }),
     signingKeys,
     tokenExchange: createTokenExchange({ state, audit, clock, tokens, issuer, accessTtlMs }),
     tokenIntrospection: createTokenIntrospection({

@@ -1,5 +1,6 @@
 // The OpenAPI 3.1 document, generated from the route schemas, and the docs page at /v1/docs.
-// Each operation names the permission it needs (x-gatehouse-permission).
+// Each operation names the permission it needs (x-gatehouse-permission) and, if it changes
+// anything, the covering checks that guard what it hands out (x-gatehouse-grants).
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
@@ -24,6 +25,8 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
         out['x-gatehouse-permission'] = describePermission(permission);
         if (permission !== 'public') out.security = [{ bearer: [] }];
       }
+      const grants = route.config?.grants as string[] | undefined;
+      if (grants !== undefined) out['x-gatehouse-grants'] = grants;
       return { schema: out as typeof schema, url };
     },
   });

@@ -12,6 +12,21 @@ export const Name = Type.String({
 
 export const Description = Type.String({ maxLength: 1024 });
 
+/** Who created a credential; null on ones created before creators were recorded. */
+export const CreatedBy = Type.Union(
+  [
+    Type.Object(
+      {
+        kind: Type.String({ description: 'user | agent | system' }),
+        id: Type.Optional(Type.String()),
+      },
+      { additionalProperties: false },
+    ),
+    Type.Null(),
+  ],
+  { description: 'Who created it: a user, an agent, or Gatehouse itself (system)' },
+);
+
 export const Labels = Type.Record(
   Type.String({ minLength: 1, maxLength: 63, pattern: '^[A-Za-z0-9][A-Za-z0-9._/-]*$' }),
   Type.String({ maxLength: 255 }),

@@ -94,6 +94,11 @@ export const EVENT_TYPES = {
   'recording.read': { code: 'GH4102I', description: 'A session recording was downloaded or viewed.' },
   'audit.pruned': { code: 'GH3102I', description: 'Events older than audit.retention were deleted.' },
   'audit.exported': { code: 'GH3100I', description: 'Audit events were exported (format=ndjson).' },
+  'system.admin_reset': {
+    code: 'GH3200W',
+    description:
+      'Break-glass: `gatehouse admin reset` created or re-enabled an admin user and gave it a new API key (its id, never the secret).',
+  },
 } as const;
 
 export type EventType = keyof typeof EVENT_TYPES;

@@ -7,6 +7,15 @@ export interface PrincipalRef {
   id: string;
 }
 
+/** Who created a credential: a user, an agent, or Gatehouse itself (kind system, no id). */
+export interface CreatorRef {
+  kind: string;
+  id?: string;
+}
+
+export const creatorOf = (ctx: { principal?: { kind: PrincipalKind; id: string }; system?: string }): CreatorRef =>
+  ctx.principal ? { kind: ctx.principal.kind, id: ctx.principal.id } : { kind: 'system' };
+
 export interface UserRecord {
   id: string;
   name: string;
@@ -53,7 +62,7 @@ export interface CredentialRecord {
   audience?: string;
   /** Set when the credential lets the agent act for a user (token exchange). */
   on_behalf_of?: PrincipalRef;
-  created_by: { kind: string; id?: string };
+  created_by: CreatorRef;
   created_at: string;
   expires_at: string;
   revoked_at?: string;
@@ -107,6 +116,8 @@ export interface ApiKeyRecord {
   /** Agent credentials: the roles tokens from this key may use, and the credential it belongs to. */
   roles?: string[];
   credential_id?: string;
+  /** Absent on keys created before creators were recorded. */
+  created_by?: CreatorRef;
 }
 
 export interface TokenRecord {

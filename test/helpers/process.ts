@@ -8,8 +8,8 @@ export interface Running {
   webUrl: string;
 }
 
-export function run(env: Record<string, string>, args: string[] = ['start']): Promise<Running> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], {
+const spawnGatehouse = (env: Record<string, string>, args: string[]): ChildProcess =>
+  spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], {
     env: {
       PATH: process.env.PATH ?? '',
       GATEHOUSE_AUTH_ADDR: '127.0.0.1:0',
@@ -21,6 +21,26 @@ export function run(env: Record<string, string>, args: string[] = ['start']): Pr
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+
+/** Runs a command that ends by itself (`admin reset …`): its exit code and what it wrote where. */
+export function runToExit(
+  env: Record<string, string>,
+  args: string[],
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawnGatehouse(env, args);
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (d) => {
+    stdout += d;
+  });
+  child.stderr?.on('data', (d) => {
+    stderr += d;
+  });
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+}
+
+export function run(env: Record<string, string>, args: string[] = ['start']): Promise<Running> {
+  const child = spawnGatehouse(env, args);
   let out = '';
   child.stdout?.on('data', (d) => {
     out += d;

@@ -47,7 +47,7 @@ export function agentRoutes(
   app.post(
     '/v1/agents',
     {
-      config: { permission: { resource: 'agents', verb: 'create' } },
+      config: { permission: { resource: 'agents', verb: 'create' }, grants: ['assigned-roles'] },
       schema: { tags, summary: 'Create an AI agent', body: CreateAgent, response: responses({ 201: Agent }) },
     },
     async (request, reply) => {
@@ -80,7 +80,7 @@ export function agentRoutes(
   app.patch(
     '/v1/agents/:id',
     {
-      config: { permission: { resource: 'agents', verb: 'update' } },
+      config: { permission: { resource: 'agents', verb: 'update' }, grants: ['assigned-roles', 'target-principal'] },
       schema: {
         tags,
         summary: 'Change an agent; status suspended or revoked ends every token, credential and session it holds',
@@ -98,7 +98,7 @@ export function agentRoutes(
   app.delete(
     '/v1/agents/:id',
     {
-      config: { permission: { resource: 'agents', verb: 'delete' } },
+      config: { permission: { resource: 'agents', verb: 'delete' }, grants: [] },
       schema: {
         tags,
         summary: 'Revoke everything an agent holds and remove it; answers what was ended',
@@ -112,7 +112,7 @@ export function agentRoutes(
   app.post(
     '/v1/agents/:id/credentials',
     {
-      config: { permission: { resource: 'agents', verb: 'update' } },
+      config: { permission: { resource: 'agents', verb: 'update' }, grants: ['credential-roles'] },
       schema: {
         tags,
         summary: 'Issue a short-lived, scoped credential to an agent: api_key, token or jwt (shown once)',
@@ -146,7 +146,7 @@ export function agentRoutes(
   app.delete(
     '/v1/agents/:id/credentials/:credential_id',
     {
-      config: { permission: { resource: 'agents', verb: 'update' } },
+      config: { permission: { resource: 'agents', verb: 'update' }, grants: [] },
       schema: {
         tags,
         summary: 'Revoke one credential and every token that came from it',
@@ -163,7 +163,7 @@ export function agentRoutes(
   app.post(
     '/v1/agents/:id/delegations',
     {
-      config: { permission: 'authenticated' },
+      config: { permission: 'authenticated', grants: ['target-principal'] },
       schema: {
         tags,
         summary: 'Allow an agent to act for you (token exchange, RFC 8693)',
@@ -196,7 +196,7 @@ export function agentRoutes(
   app.delete(
     '/v1/agents/:id/delegations/:user_id',
     {
-      config: { permission: 'authenticated' },
+      config: { permission: 'authenticated', grants: [] },
       schema: {
         tags,
         summary: 'Withdraw the consent; every token the agent holds for that user is revoked',
@@ -211,7 +211,7 @@ export function agentRoutes(
   app.post(
     '/v1/auth/introspect',
     {
-      config: { permission: { resource: 'tokens', verb: 'read' } },
+      config: { permission: { resource: 'tokens', verb: 'read' }, grants: [] },
       schema: {
         tags: ['auth'],
         summary: 'Is this token active now? (RFC 7662; a JWT is inactive once its credential or agent is revoked)',

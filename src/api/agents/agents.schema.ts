@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { idPattern } from '../../lib/ids.js';
-import { Description, LabelFilter, Labels, listQuery, listResponse, Name, Timestamp } from '../schemas.js';
+import { CreatedBy, Description, LabelFilter, Labels, listQuery, listResponse, Name, Timestamp } from '../schemas.js';
 
 export const AgentStatus = Type.Union([Type.Literal('active'), Type.Literal('suspended'), Type.Literal('revoked')], {
   description: 'active ⇄ suspended (reversible); revoked is terminal',
@@ -89,6 +89,18 @@ const Ended = {
   revoked_tokens: Type.Integer({ description: 'Tokens (access and refresh) revoked by this change' }),
   revoked_credentials: Type.Integer({ description: 'Credentials revoked by this change' }),
   ended_sessions: Type.Array(Type.String(), { description: 'Live sessions ended (sess_…)' }),
+  revoked_issued_for_others: Type.Object(
+    {
+      api_keys: Type.Integer(),
+      ssh_keys: Type.Integer(),
+      credentials: Type.Integer(),
+      tokens: Type.Integer({ description: 'Tokens that came from those API keys and credentials' }),
+    },
+    {
+      additionalProperties: false,
+      description: 'What the agent had created for other users and agents, taken back with it',
+    },
+  ),
 };
 
 export const UpdatedAgent = Type.Object(
@@ -97,6 +109,7 @@ export const UpdatedAgent = Type.Object(
     revoked_tokens: Type.Optional(Ended.revoked_tokens),
     revoked_credentials: Type.Optional(Ended.revoked_credentials),
     ended_sessions: Type.Optional(Ended.ended_sessions),
+    revoked_issued_for_others: Type.Optional(Ended.revoked_issued_for_others),
   },
   {
     additionalProperties: false,
@@ -193,6 +206,7 @@ export const CredentialList = listResponse(
       on_behalf_of: Type.Union([Type.String(), Type.Null()], {
         description: 'The user a delegated credential acts for',
       }),
+      created_by: CreatedBy,
       created_at: Timestamp,
       expires_at: Timestamp,
       last_used_at: Type.Union([Timestamp, Type.Null()]),

@@ -2,11 +2,11 @@
 // more than the owner may do (the policy resolver intersects both at every request); nobody gives
 // an agent a role they do not hold. Statuses: active ⇄ suspended → revoked (terminal); suspending,
 // revoking and deleting go through the kill switch, which ends everything the agent holds at once.
-import type { KillAction, KillPlan, KillSwitch } from '../../agents/kill-switch.js';
+import type { IssuedForOthers, KillAction, KillPlan, KillSwitch } from '../../agents/kill-switch.js';
 import type { AgentLimits } from '../../agents/rate-limits.js';
-import { principalHolds, userHolds } from '../../agents/role-holding.js';
 import type { UsageTracker } from '../../agents/usage.js';
 import type { AuditLog } from '../../audit/audit-log.js';
+import type { Covering } from '../../auth/covering.js';
 import type { PolicyResolver } from '../../auth/policy-resolver.js';
 import { actorOf, eventContext, type Principal, type RequestContext } from '../../auth/principal.js';
 import {
@@ -21,6 +21,7 @@ import type { StateStore } from '../../backend/state.js';
 import { BackendError, type Operation } from '../../backend/types.js';
 import { type Clock, isoTime } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
+import { coverageGaps, wideningOf } from '../../rbac/coverage.js';
 import { translateConflicts } from '../conflicts.js';
 import { conflict, forbidden, invalidField, notFound } from '../errors.js';
 import { pageOfRecords, parseLabelFilter } from '../schemas.js';
@@ -50,6 +51,8 @@ export interface Ended {
   revoked_tokens: number;
   revoked_credentials: number;
   ended_sessions: string[];
+  /** What the agent had created for other principals (API keys, SSH keys, credentials), taken back. */
+  revoked_issued_for_others: IssuedForOthers;
 }
 
 export type AgentService = ReturnType<typeof createAgentService>;
@@ -65,6 +68,7 @@ const endedOf = (plan: KillPlan): Ended => ({
   revoked_tokens: plan.revokedTokens,
   revoked_credentials: plan.revokedCredentials,
   ended_sessions: plan.endedSessions,
+  revoked_issued_for_others: plan.issuedForOthers,
 });
 
 /** An agent's name keys: exact (lookups) and folded (unique regardless of case). */
@@ -78,6 +82,7 @@ export function createAgentService(deps: {
   killSwitch: KillSwitch;
   usage: Pick<UsageTracker, 'agentLastUsed'>;
   limits: Pick<AgentLimits, 'forget'>;
+  covering: Pick<Covering, 'require' | 'agentGrant' | 'userGrant' | 'specs'>;
 }) {
   const { state, audit, clock } = deps;
 
@@ -98,19 +103,32 @@ export function createAgentService(deps: {
   }
 
   /**
-   * Each role exists, and both the caller and the owner hold it (nobody hands out more than they
-   * hold); roles the agent already has (`kept`) need neither, since narrowing is always allowed.
+   * Each role exists; what the change adds (new roles, and whatever a dropped role stopped denying)
+   * is within the caller's rights — nobody hands out more than they hold — and within the owner's,
+   * since the agent could never use more than its owner holds anyway.
    */
-  function checkRoles(caller: Principal, owner: UserRecord | undefined, roles: string[], kept: string[] = []): void {
+  async function checkRoles(
+    ctx: RequestContext & { principal: Principal },
+    agent: Pick<AgentRecord, 'name' | 'id'> | undefined,
+    owner: UserRecord | undefined,
+    roles: string[],
+    before: string[] = [],
+  ): Promise<void> {
     roles.forEach((name, i) => {
-      if (kept.includes(name)) return;
-      if (!deps.policies.roleByName(name))
+      if (!before.includes(name) && !deps.policies.roleByName(name))
         throw invalidField(`/body/roles/${i}`, `role ${JSON.stringify(name)} does not exist`);
-      if (!principalHolds(state, caller, name))
-        throw forbidden(`you do not hold role ${name}, so you cannot give it to an agent`);
-      if (!userHolds(owner, name))
-        throw forbidden(`the owner ${owner?.name ?? '(gone)'} does not hold role ${name}, so the agent cannot have it`);
     });
+    const { specs } = deps.covering;
+    const added = wideningOf(specs(before), specs(roles));
+    if (added.length === 0) return;
+    const target = { roles: added, traits: owner?.traits ?? {} };
+    const subject = agent ? { kind: 'agent', id: agent.id, name: agent.name } : { kind: 'agent' };
+    await deps.covering.require(ctx, target, subject, `give agent roles [${roles.join(', ')}]`);
+    const ownerGaps = owner ? coverageGaps([deps.covering.userGrant(owner)], target) : ['(no owner)'];
+    if (ownerGaps.length > 0)
+      throw forbidden(
+        `the owner ${owner?.name ?? '(gone)'} does not hold ${ownerGaps.slice(0, 6).join(', ')}, so the agent cannot have it`,
+      );
   }
 
   async function recordStatusChange(
@@ -138,6 +156,7 @@ export function createAgentService(deps: {
                 revoked_credentials: plan.revokedCredentials,
                 deleted_api_keys: plan.deletedApiKeys,
                 ended_sessions: plan.endedSessions,
+                revoked_issued_for_others: plan.issuedForOthers,
               },
             }
           : {}),
@@ -203,7 +222,7 @@ export function createAgentService(deps: {
 
     async create(ctx: RequestContext & { principal: Principal }, input: CreateAgentInput): Promise<AgentRecord> {
       const owner = resolveOwner(ctx.principal, input.owner);
-      checkRoles(ctx.principal, owner, input.roles);
+      await checkRoles(ctx, undefined, owner, input.roles);
       const now = clock();
       const agent: AgentRecord = {
         id: newId('agent', now),
@@ -264,7 +283,17 @@ export function createAgentService(deps: {
         if (a.status === 'revoked') throw conflict(`agent ${id} is revoked; a revoked agent cannot change`);
         if (input.roles !== undefined) {
           const owner = state.get<UserRecord>(keys.user(a.owner))?.value;
-          checkRoles(ctx.principal, owner, input.roles, a.roles);
+          await checkRoles(ctx, a, owner, input.roles, a.roles);
+        }
+        // Suspending is the kill switch, open to anyone who may update agents; waking an agent up
+        // hands its rights out again, so it takes someone who covers them.
+        if (a.status === 'suspended' && next.status === 'active') {
+          await deps.covering.require(
+            ctx,
+            deps.covering.agentGrant(next),
+            { kind: 'agent', id, name: a.name },
+            `reactivate agent ${a.name}`,
+          );
         }
         next.updated_at = isoTime(now);
         const rename = renameIndexKeys(state, item.key, indexOf(a.name), indexOf(next.name));

@@ -1,9 +1,9 @@
 // An agent's credentials through the API: issue (the caller must hold every role the credential
 // carries), list (metadata only) and revoke one (with every token that came from it).
 import type { CredentialIssuer } from '../../agents/credential-issuer.js';
-import { principalHolds } from '../../agents/role-holding.js';
 import type { UsageTracker } from '../../agents/usage.js';
 import type { AuditLog } from '../../audit/audit-log.js';
+import type { Covering } from '../../auth/covering.js';
 import { actorOf, eventContext, type Principal, type RequestContext } from '../../auth/principal.js';
 import { type AgentRecord, type CredentialRecord, type CredentialType, keys } from '../../auth/records.js';
 import type { TokenIndex } from '../../auth/token-index.js';
@@ -12,7 +12,7 @@ import type { StateStore } from '../../backend/state.js';
 import type { Operation } from '../../backend/types.js';
 import { type Clock, isoTime } from '../../lib/clock.js';
 import { translateConflicts } from '../conflicts.js';
-import { forbidden, notFound } from '../errors.js';
+import { notFound } from '../errors.js';
 import { pageOfRecords } from '../schemas.js';
 
 export type CredentialService = ReturnType<typeof createCredentialService>;
@@ -24,6 +24,7 @@ export function createCredentialService(deps: {
   issuer: CredentialIssuer;
   tokenIndex: Pick<TokenIndex, 'ofCredential' | 'ofApiKey'>;
   usage: Pick<UsageTracker, 'credentialLastUsed'>;
+  covering: Pick<Covering, 'require' | 'agentGrant'>;
 }) {
   const { state, audit, clock } = deps;
 
@@ -39,6 +40,7 @@ export function createCredentialService(deps: {
     roles: c.roles ?? null,
     audience: c.audience ?? null,
     on_behalf_of: c.on_behalf_of?.id ?? null,
+    created_by: c.created_by ?? null,
     created_at: c.created_at,
     expires_at: c.expires_at,
     last_used_at: deps.usage.credentialLastUsed(c.id),
@@ -52,14 +54,14 @@ export function createCredentialService(deps: {
       input: { type: CredentialType; ttl?: number; roles?: string[]; audience?: string },
     ) {
       const item = agentItem(agentId);
-      // Whoever issues a credential could use it: they must hold every role it carries.
-      for (const role of input.roles ?? item.value.roles) {
-        if (!principalHolds(state, ctx.principal, role)) {
-          throw forbidden(
-            `you do not hold role ${role}, so you cannot issue a credential carrying it${input.roles ? '' : '; name a subset in roles'}`,
-          );
-        }
-      }
+      const agent = item.value;
+      // Whoever issues a credential could use it: they must hold everything it carries.
+      await deps.covering.require(
+        ctx,
+        deps.covering.agentGrant(agent, input.roles ?? agent.roles),
+        { kind: 'agent', id: agent.id, name: agent.name },
+        `issue a credential of agent ${agent.name} carrying roles [${(input.roles ?? agent.roles).join(', ')}]${input.roles ? '' : ' (name a subset in roles)'}`,
+      );
       return deps.issuer.issue(ctx, item, input);
     },
 

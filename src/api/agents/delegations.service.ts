@@ -2,6 +2,7 @@
 // withdrawn by that user (or by someone who may update users), never by an agent. Withdrawing it
 // revokes every token the agent holds for that user.
 import type { AuditLog } from '../../audit/audit-log.js';
+import type { Covering } from '../../auth/covering.js';
 import { actorOf, eventContext, type Principal, type RequestContext } from '../../auth/principal.js';
 import {
   type AgentRecord,
@@ -27,6 +28,7 @@ export function createDelegationService(deps: {
   audit: AuditLog;
   clock: Clock;
   tokenIndex: Pick<TokenIndex, 'ofPrincipal'>;
+  covering: Pick<Covering, 'requirePrincipal'>;
 }) {
   const { state, audit, clock } = deps;
 
@@ -62,6 +64,13 @@ export function createDelegationService(deps: {
       const user = state.get<UserRecord>(keys.user(userId))?.value;
       if (user?.status !== 'active') throw invalidField('/body/user', 'must be an active user');
       if (agent.status === 'revoked') throw conflict(`agent ${agentId} is revoked`);
+      // Consent given for someone else lends their rights (within the agent's): cover them first.
+      if (userId !== ctx.principal.id)
+        await deps.covering.requirePrincipal(
+          ctx,
+          { kind: 'user', id: userId },
+          `let agent ${agent.name} act for user ${user.name}`,
+        );
       const now = clock();
       const grant: DelegationGrant = {
         agent_id: agentId,

@@ -25,6 +25,9 @@ export function installRouteTable(app: FastifyInstance, routes: RegisteredRoute[
           get permission() {
             return route.config?.permission;
           },
+          get grants() {
+            return route.config?.grants;
+          },
         });
       }
     }

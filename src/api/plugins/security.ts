@@ -1,5 +1,6 @@
 // The security pipeline of every route, in order:
-//   declared   — a route without a permission declaration cannot be registered;
+//   declared   — a route without a permission declaration cannot be registered, nor a mutating
+//                route without its grant declaration (route-config.ts GRANT_CHECKS);
 //   authenticate — a bearer access token resolves to an active principal, else 401;
 //   authorize  — the principal's roles allow the declared resource and verb, else 403 and an event.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -8,7 +9,7 @@ import { actorOf } from '../../auth/principal.js';
 import type { TokenService } from '../../auth/token-service.js';
 import type { Decision } from '../../rbac/types.js';
 import { GatehouseError } from '../errors.js';
-import { describePermission, type Permission } from '../route-config.js';
+import { describePermission, MUTATING_METHODS, type Permission } from '../route-config.js';
 
 const BEARER = /^Bearer ([^\s]+)$/i;
 
@@ -16,6 +17,10 @@ export function installSecurity(app: FastifyInstance, deps: { tokens: TokenServi
   app.addHook('onRoute', (route) => {
     if (!route.config?.permission) {
       throw new Error(`route ${String(route.method)} ${route.url} declares no permission`);
+    }
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    if (methods.some((m) => MUTATING_METHODS.has(m)) && !Array.isArray(route.config.grants)) {
+      throw new Error(`route ${String(route.method)} ${route.url} declares no grants (what it hands out)`);
     }
   });
 

@@ -90,7 +90,7 @@ export function resourceRoutes(app: App, deps: { resources: ResourceService }): 
   app.post(
     '/v1/resources',
     {
-      config: { permission: { resource: 'resources', verb: 'create' } },
+      config: { permission: { resource: 'resources', verb: 'create' }, grants: ['resource-visible'] },
       schema: {
         tags,
         summary: 'Register a database, server or app',
@@ -116,7 +116,7 @@ export function resourceRoutes(app: App, deps: { resources: ResourceService }): 
   app.delete(
     '/v1/resources/:id',
     {
-      config: { permission: { resource: 'resources', verb: 'delete' } },
+      config: { permission: { resource: 'resources', verb: 'delete' }, grants: [] },
       schema: { tags, summary: 'Remove a resource', params: ResourceParams, response: responses({ 204: Type.Null() }) },
     },
     async (request, reply) => {
@@ -128,7 +128,7 @@ export function resourceRoutes(app: App, deps: { resources: ResourceService }): 
   app.delete(
     '/v1/resources/:id/ssh-host-key',
     {
-      config: { permission: { resource: 'resources', verb: 'update' } },
+      config: { permission: { resource: 'resources', verb: 'update' }, grants: [] },
       schema: {
         tags,
         summary: "Forget a server's pinned SSH host key (after a rebuild); the next connection pins the key it sees",

@@ -5,6 +5,7 @@
 
 import type { Static } from '@sinclair/typebox';
 import type { AuditLog } from '../../audit/audit-log.js';
+import type { Covering } from '../../auth/covering.js';
 import { actorOf, eventContext, type Principal, type RequestContext } from '../../auth/principal.js';
 import { keys } from '../../auth/records.js';
 import { heldFoldedKey, nameConflicts } from '../../auth/unique-names.js';
@@ -98,6 +99,7 @@ export function createResourceService(deps: {
   clock: Clock;
   /** Seals servers' upstream private keys (the data dir's key, as for webhook secrets). */
   box: Pick<SecretBox, 'seal' | 'open'>;
+  covering: Pick<Covering, 'requireSees'>;
 }) {
   const { state, audit, clock, box } = deps;
   const visible = (p: Principal | undefined, r: ResourceRecord) => p !== undefined && p.policy.canSee(r);
@@ -137,6 +139,12 @@ export function createResourceService(deps: {
       for (const field of rules.forbidden) {
         if (input[field] !== undefined) throw invalidField(`/body/${field}`, `does not apply to a ${input.kind}`);
       }
+      await deps.covering.requireSees(
+        ctx,
+        { kind: input.kind, labels: input.labels ?? {} },
+        { kind: input.kind, name: input.name },
+        `register ${input.kind} ${input.name} with labels you could not see yourself`,
+      );
       const hostKey =
         input.ssh_host_key !== undefined ? parsePublicKeyLine(input.ssh_host_key, '/body/ssh_host_key') : undefined;
       const now = clock();

@@ -25,7 +25,7 @@ export function roleRoutes(app: App, deps: { roles: RoleService }): void {
   app.post(
     '/v1/roles',
     {
-      config: { permission: { resource: 'roles', verb: 'create' } },
+      config: { permission: { resource: 'roles', verb: 'create' }, grants: ['role-definition'] },
       schema: { tags, summary: 'Create a role', body: RoleInput, response: responses({ 201: Role }) },
     },
     async (request, reply) => {
@@ -46,7 +46,7 @@ export function roleRoutes(app: App, deps: { roles: RoleService }): void {
   app.put(
     '/v1/roles/:id',
     {
-      config: { permission: { resource: 'roles', verb: 'update' } },
+      config: { permission: { resource: 'roles', verb: 'update' }, grants: ['role-definition'] },
       schema: {
         tags,
         summary: 'Replace a role (built-in roles cannot be changed)',
@@ -62,7 +62,7 @@ export function roleRoutes(app: App, deps: { roles: RoleService }): void {
   app.delete(
     '/v1/roles/:id',
     {
-      config: { permission: { resource: 'roles', verb: 'delete' } },
+      config: { permission: { resource: 'roles', verb: 'delete' }, grants: [] },
       schema: {
         tags,
         summary: 'Delete a role (not a built-in one, not one in use)',

@@ -1,5 +1,6 @@
 // Roles: built-in ones are always present and immutable; a role in use cannot be deleted.
 import type { AuditLog } from '../../audit/audit-log.js';
+import type { Covering } from '../../auth/covering.js';
 import { actorOf, eventContext, type RequestContext } from '../../auth/principal.js';
 import { type AgentRecord, keys, type RoleRecord, type UserRecord } from '../../auth/records.js';
 import { heldFoldedKey, nameConflicts, renameIndexKeys } from '../../auth/unique-names.js';
@@ -7,6 +8,7 @@ import type { StateStore } from '../../backend/state.js';
 import { type Clock, isoTime } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { BUILTIN_ROLE_NAMES, BUILTIN_ROLES } from '../../rbac/builtin-roles.js';
+import { wideningOf } from '../../rbac/coverage.js';
 import type { RoleSpec } from '../../rbac/types.js';
 import { translateConflicts } from '../conflicts.js';
 import { conflict, notFound } from '../errors.js';
@@ -26,7 +28,12 @@ export const toRoleResponse = (r: RoleRecord) => ({
 
 export type RoleService = ReturnType<typeof createRoleService>;
 
-export function createRoleService(deps: { state: StateStore; audit: AuditLog; clock: Clock }) {
+export function createRoleService(deps: {
+  state: StateStore;
+  audit: AuditLog;
+  clock: Clock;
+  covering: Pick<Covering, 'require'>;
+}) {
   const { state, audit, clock } = deps;
 
   function findItem(idOrName: string) {
@@ -91,6 +98,13 @@ export function createRoleService(deps: { state: StateStore; audit: AuditLog; cl
     get: (idOrName: string) => findItem(idOrName).value,
 
     async create(ctx: RequestContext, spec: RoleSpec): Promise<RoleRecord> {
+      // Judged as written, not for any holder: a trait template can expand to anything.
+      await deps.covering.require(
+        ctx,
+        { roles: [spec] },
+        { kind: 'role', name: spec.name },
+        `create role ${spec.name}`,
+      );
       const now = isoTime(clock());
       const record: RoleRecord = {
         ...spec,
@@ -116,6 +130,13 @@ export function createRoleService(deps: { state: StateStore; audit: AuditLog; cl
       if (spec.name !== old.name && holders(old.name).length > 0) {
         throw conflict(`role ${old.name} is assigned; it cannot be renamed while in use`);
       }
+      // What the change adds for every holder: new allows, and whatever a dropped deny stops denying.
+      await deps.covering.require(
+        ctx,
+        { roles: wideningOf([old], [spec]) },
+        { kind: 'role', id: old.id, name: old.name },
+        `change role ${old.name}`,
+      );
       const record: RoleRecord = {
         ...spec,
         id: old.id,

@@ -176,7 +176,7 @@ export function sessionRoutes(app: App, deps: SessionDeps): void {
   app.delete(
     '/v1/sessions/:id',
     {
-      config: { permission: { resource: 'sessions', verb: 'delete' } },
+      config: { permission: { resource: 'sessions', verb: 'delete' }, grants: [] },
       schema: {
         tags,
         summary: 'Terminate a live session: the user sees a message, the recording is closed properly',
@@ -208,7 +208,7 @@ export function sessionRoutes(app: App, deps: SessionDeps): void {
   app.post(
     '/v1/sessions',
     {
-      config: { permission: { resource: 'sessions', verb: 'create' } },
+      config: { permission: { resource: 'sessions', verb: 'create' }, grants: ['self'] },
       schema: {
         tags,
         summary: 'Prepare an SSH session: where to connect, as whom, and a one-time ticket (60 s)',

@@ -35,7 +35,7 @@ function routesFor(app: App, sshKeys: SshKeyService, kind: PrincipalKind): void 
   app.post(
     base,
     {
-      config: { permission: { resource: collection, verb: 'update' } },
+      config: { permission: { resource: collection, verb: 'update' }, grants: ['target-principal'] },
       schema: {
         tags,
         summary: `Register an SSH public key for ${kind === 'user' ? 'a user' : 'an agent'} (ed25519, ecdsa, rsa ≥ 2048)`,
@@ -68,7 +68,7 @@ function routesFor(app: App, sshKeys: SshKeyService, kind: PrincipalKind): void 
   app.delete(
     `${base}/:key_id`,
     {
-      config: { permission: { resource: collection, verb: 'update' } },
+      config: { permission: { resource: collection, verb: 'update' }, grants: ['target-principal'] },
       schema: {
         tags,
         summary: 'Remove an SSH public key',

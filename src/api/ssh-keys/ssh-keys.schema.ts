@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { idPattern } from '../../lib/ids.js';
-import { listQuery, listResponse, Timestamp } from '../schemas.js';
+import { CreatedBy, listQuery, listResponse, Timestamp } from '../schemas.js';
 import { SSH_KEY_TYPES } from './ssh-public-key.js';
 
 export const SshKeyId = Type.String({ pattern: idPattern('sshKey'), maxLength: 40, description: 'sshkey_…' });
@@ -30,6 +30,7 @@ export const SshKey = Type.Object(
     comment: Type.String(),
     name: Type.Union([Type.String(), Type.Null()]),
     created_at: Timestamp,
+    created_by: CreatedBy,
   },
   { additionalProperties: false },
 );

@@ -2,8 +2,17 @@
 // blob) identifies exactly one principal: an index key on its digest makes a second registration a
 // 409, and lets the proxy find the owner with one cache lookup. Only fingerprints reach events.
 import type { AuditLog } from '../../audit/audit-log.js';
+import type { Covering } from '../../auth/covering.js';
 import { actorOf, eventContext, type RequestContext } from '../../auth/principal.js';
-import { type AgentRecord, keys, type PrincipalKind, type PrincipalRef, type UserRecord } from '../../auth/records.js';
+import {
+  type AgentRecord,
+  type CreatorRef,
+  creatorOf,
+  keys,
+  type PrincipalKind,
+  type PrincipalRef,
+  type UserRecord,
+} from '../../auth/records.js';
 import type { StateStore } from '../../backend/state.js';
 import type { Operation } from '../../backend/types.js';
 import { type Clock, isoTime } from '../../lib/clock.js';
@@ -23,6 +32,8 @@ export interface SshKeyRecord {
   comment: string;
   name: string | null;
   created_at: string;
+  /** Absent on keys registered before creators were recorded. */
+  created_by?: CreatorRef;
 }
 
 export const toSshKeyResponse = (k: SshKeyRecord) => ({
@@ -33,6 +44,7 @@ export const toSshKeyResponse = (k: SshKeyRecord) => ({
   comment: k.comment,
   name: k.name,
   created_at: k.created_at,
+  created_by: k.created_by ?? null,
 });
 
 /** The index key of a record's blob (the record keeps the key as "<type> <base64>"). */
@@ -42,12 +54,15 @@ const blobKeyOf = (k: SshKeyRecord) =>
 const keysOf = (state: Pick<StateStore, 'list'>, principalId: string) =>
   state.list<SshKeyRecord>('sshkeys/').filter((k) => k.value.principal.id === principalId);
 
+/** The operations that remove one SSH key and its blob index. */
+export const sshKeyDeleteOps = (k: { key: string; value: SshKeyRecord }): Operation[] => [
+  { type: 'delete', key: k.key },
+  { type: 'delete', key: blobKeyOf(k.value) },
+];
+
 /** The operations that remove every SSH key of a principal, for a write that deletes or revokes it. */
 export function sshKeyRemovalOps(state: Pick<StateStore, 'list'>, principalId: string): Operation[] {
-  return keysOf(state, principalId).flatMap((k): Operation[] => [
-    { type: 'delete', key: k.key },
-    { type: 'delete', key: blobKeyOf(k.value) },
-  ]);
+  return keysOf(state, principalId).flatMap(sshKeyDeleteOps);
 }
 
 const EVENTS = {
@@ -57,7 +72,13 @@ const EVENTS = {
 
 export type SshKeyService = ReturnType<typeof createSshKeyService>;
 
-export function createSshKeyService(deps: { state: StateStore; audit: AuditLog; clock: Clock }) {
+export function createSshKeyService(deps: {
+  state: StateStore;
+  audit: AuditLog;
+  clock: Clock;
+  /** A key logs in as its principal: only someone who covers that principal may attach or remove one. */
+  covering: Pick<Covering, 'requirePrincipal'>;
+}) {
   const { state, audit, clock } = deps;
 
   const principalKey = (p: PrincipalRef) => (p.kind === 'user' ? keys.user(p.id) : keys.agent(p.id));
@@ -82,6 +103,7 @@ export function createSshKeyService(deps: { state: StateStore; audit: AuditLog; 
       if (principal.kind === 'agent' && (owner as AgentRecord).status === 'revoked') {
         throw conflict(`agent ${principal.id} is revoked; a revoked agent cannot get SSH keys`);
       }
+      await deps.covering.requirePrincipal(ctx, principal, `register an SSH key for ${principal.kind} ${owner.name}`);
       const key = parsePublicKeyLine(input.public_key, '/body/public_key');
       const now = clock();
       const record: SshKeyRecord = {
@@ -93,6 +115,7 @@ export function createSshKeyService(deps: { state: StateStore; audit: AuditLog; 
         comment: key.comment,
         name: input.name ?? null,
         created_at: isoTime(now),
+        created_by: creatorOf(ctx),
       };
       const ownerKey = principalKey(principal);
       const blobKey = keys.sshKeyBlob(blobDigest(key.blob));
@@ -130,6 +153,7 @@ export function createSshKeyService(deps: { state: StateStore; audit: AuditLog; 
       if (!item || item.value.principal.kind !== principal.kind || item.value.principal.id !== principal.id) {
         throw notFound('SSH key', keyId);
       }
+      await deps.covering.requirePrincipal(ctx, principal, `remove an SSH key of ${principal.kind} ${owner.name}`);
       await translateConflicts(() =>
         state.remove(item.key, { revision: item.revision, indexKeys: [blobKeyOf(item.value)] }),
       );

@@ -12,7 +12,7 @@ export function tokenRoutes(app: App, deps: { tokens: TokenService; tokenExchang
   app.post(
     '/v1/auth/token',
     {
-      config: { permission: 'public' },
+      config: { permission: 'public', grants: ['self'] },
       schema: {
         tags,
         summary:
@@ -38,7 +38,7 @@ export function tokenRoutes(app: App, deps: { tokens: TokenService; tokenExchang
   app.post(
     '/v1/auth/refresh',
     {
-      config: { permission: 'public' },
+      config: { permission: 'public', grants: ['self'] },
       schema: {
         tags,
         summary: 'Rotate a refresh token into a new token pair (reuse revokes the whole login)',
@@ -55,7 +55,7 @@ export function tokenRoutes(app: App, deps: { tokens: TokenService; tokenExchang
   app.delete(
     '/v1/auth/revoke',
     {
-      config: { permission: 'authenticated' },
+      config: { permission: 'authenticated', grants: [] },
       schema: {
         tags,
         summary: 'Revoke the presented token and its refresh token, or the token named in the body',

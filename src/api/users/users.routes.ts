@@ -36,7 +36,7 @@ export function userRoutes(app: App, deps: { users: UserService }): void {
   app.post(
     '/v1/users',
     {
-      config: { permission: { resource: 'users', verb: 'create' } },
+      config: { permission: { resource: 'users', verb: 'create' }, grants: ['assigned-roles'] },
       schema: { tags, summary: 'Create a user', body: CreateUser, response: responses({ 201: User }) },
     },
     async (request, reply) => {
@@ -57,7 +57,7 @@ export function userRoutes(app: App, deps: { users: UserService }): void {
   app.delete(
     '/v1/users/:id',
     {
-      config: { permission: { resource: 'users', verb: 'delete' } },
+      config: { permission: { resource: 'users', verb: 'delete' }, grants: ['target-principal'] },
       schema: {
         tags,
         summary: 'Delete a user, their API keys and tokens',
@@ -74,7 +74,7 @@ export function userRoutes(app: App, deps: { users: UserService }): void {
   app.post(
     '/v1/users/:id/api-keys',
     {
-      config: { permission: { resource: 'users', verb: 'update' } },
+      config: { permission: { resource: 'users', verb: 'update' }, grants: ['target-principal'] },
       schema: {
         tags,
         summary: 'Create an API key for a user (the secret is shown once)',
@@ -106,7 +106,7 @@ export function userRoutes(app: App, deps: { users: UserService }): void {
   app.delete(
     '/v1/users/:id/api-keys/:key_id',
     {
-      config: { permission: { resource: 'users', verb: 'update' } },
+      config: { permission: { resource: 'users', verb: 'update' }, grants: ['target-principal'] },
       schema: {
         tags,
         summary: 'Delete an API key and revoke the tokens issued from it',

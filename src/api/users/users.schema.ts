@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { idPattern } from '../../lib/ids.js';
-import { listQuery, listResponse, Name, Timestamp } from '../schemas.js';
+import { CreatedBy, listQuery, listResponse, Name, Timestamp } from '../schemas.js';
 
 export const UserId = Type.String({ pattern: idPattern('user'), description: 'user_…' });
 
@@ -56,6 +56,7 @@ export const ApiKey = Type.Object(
     hint: Type.String({ description: 'The first characters of the key, to tell keys apart' }),
     created_at: Timestamp,
     expires_at: Type.Union([Timestamp, Type.Null()]),
+    created_by: CreatedBy,
   },
   { additionalProperties: false },
 );

@@ -3,11 +3,13 @@
 
 import type { KillSwitch } from '../../agents/kill-switch.js';
 import type { AuditLog } from '../../audit/audit-log.js';
+import type { Covering } from '../../auth/covering.js';
 import type { PolicyResolver } from '../../auth/policy-resolver.js';
 import { actorOf, eventContext, type RequestContext } from '../../auth/principal.js';
 import {
   type AgentRecord,
   type ApiKeyRecord,
+  creatorOf,
   type DelegationGrant,
   keys,
   type UserRecord,
@@ -46,6 +48,7 @@ export const toApiKeyResponse = (k: ApiKeyRecord) => ({
   hint: k.hint,
   created_at: k.created_at,
   expires_at: k.expires_at ?? null,
+  created_by: k.created_by ?? null,
 });
 
 export type UserService = ReturnType<typeof createUserService>;
@@ -57,6 +60,7 @@ export function createUserService(deps: {
   tokens: Pick<TokenService, 'revokeKeys'>;
   tokenIndex: TokenIndex;
   policies: Pick<PolicyResolver, 'roleByName'>;
+  covering: Pick<Covering, 'require' | 'requirePrincipal' | 'userGrant'>;
   /** Deleting a user revokes the agents they own, in the same write. */
   killSwitch: Pick<KillSwitch, 'plan'>;
 }) {
@@ -83,6 +87,7 @@ export function createUserService(deps: {
   async function insertApiKey(
     principal: ApiKeyRecord['principal'],
     input: { name: string; ttl?: number; secret?: string },
+    ctx: RequestContext,
   ): Promise<{ record: ApiKeyRecord; secret: string }> {
     const now = clock();
     const secret = input.secret ?? generateSecret('apiKey');
@@ -92,6 +97,7 @@ export function createUserService(deps: {
       hint: secretHint(secret),
       name: input.name,
       principal,
+      created_by: creatorOf(ctx),
       created_at: isoTime(now),
       ...(input.ttl ? { expires_at: isoTime(now + input.ttl * 1000) } : {}),
     };
@@ -127,6 +133,20 @@ export function createUserService(deps: {
 
     get: find,
 
+    /**
+     * Break-glass only (`gatehouse admin reset`, which records `system.admin_reset` for it): makes
+     * the user active and adds `admin` to its roles. Answers the user as it was before.
+     */
+    async reinstateAdmin(id: string): Promise<UserRecord> {
+      const item = state.get<UserRecord>(keys.user(id));
+      if (!item) throw notFound('user', id);
+      const before = item.value;
+      const roles = before.roles.includes('admin') ? before.roles : [...before.roles, 'admin'];
+      const user: UserRecord = { ...before, status: 'active', roles, updated_at: isoTime(clock()) };
+      await translateConflicts(() => state.replace(item.key, item.revision, user));
+      return before;
+    },
+
     findByName(name: string): UserRecord | undefined {
       const ref = state.get<{ ref: string }>(keys.userName(name));
       return ref ? state.get<UserRecord>(ref.value.ref)?.value : undefined;
@@ -134,6 +154,13 @@ export function createUserService(deps: {
 
     async create(ctx: RequestContext, input: CreateUserInput): Promise<UserRecord> {
       checkRolesExist(input.roles);
+      // The roles with these traits: the logins `{{traits.logins}}` expands to are granted too.
+      await deps.covering.require(
+        ctx,
+        deps.covering.userGrant({ roles: input.roles, traits: input.traits ?? {} }),
+        { kind: 'user', name: input.name },
+        `create user ${input.name} with roles [${input.roles.join(', ')}]`,
+      );
       const now = isoTime(clock());
       const user: UserRecord = {
         id: newId('user', clock()),
@@ -166,6 +193,7 @@ export function createUserService(deps: {
       if (ctx.principal?.kind === 'user' && ctx.principal.id === id) {
         throw conflict('you cannot delete yourself; ask another administrator');
       }
+      await deps.covering.requirePrincipal(ctx, { kind: 'user', id }, `delete user ${user.name}`);
       // Nobody is accountable for the user's agents any more: they are revoked (terminal) in the same
       // write, with every token, credential and session they hold; the records stay for the audit trail.
       const agents = state
@@ -216,6 +244,7 @@ export function createUserService(deps: {
               revoked_credentials: plan.revokedCredentials,
               deleted_api_keys: plan.deletedApiKeys,
               ended_sessions: plan.endedSessions,
+              revoked_issued_for_others: plan.issuedForOthers,
             },
           })),
         );
@@ -236,7 +265,12 @@ export function createUserService(deps: {
 
     async createApiKey(ctx: RequestContext, userId: string, input: { name: string; ttl?: number; secret?: string }) {
       const user = find(userId);
-      const { record, secret } = await insertApiKey({ kind: 'user', id: userId }, input);
+      await deps.covering.requirePrincipal(
+        ctx,
+        { kind: 'user', id: userId },
+        `create an API key for user ${user.name}`,
+      );
+      const { record, secret } = await insertApiKey({ kind: 'user', id: userId }, input, ctx);
       await audit.record({
         type: 'user.api_key.created',
         actor: actorOf(ctx),
@@ -258,6 +292,7 @@ export function createUserService(deps: {
       const user = find(userId);
       const item = state.get<ApiKeyRecord>(keys.apiKey(keyId));
       if (!item || item.value.principal.id !== userId) throw notFound('API key', keyId);
+      await deps.covering.requirePrincipal(ctx, { kind: 'user', id: userId }, `delete an API key of user ${user.name}`);
       await translateConflicts(() =>
         state.remove(item.key, { revision: item.revision, indexKeys: [keys.apiKeyHash(item.value.hash)] }),
       );

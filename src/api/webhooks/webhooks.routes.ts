@@ -34,7 +34,7 @@ export function webhookRoutes(app: App, deps: { webhooks: WebhookService }): voi
   app.post(
     '/v1/webhooks',
     {
-      config: { permission: { resource: 'webhooks', verb: 'create' } },
+      config: { permission: { resource: 'webhooks', verb: 'create' }, grants: ['events-readable'] },
       schema: {
         tags,
         summary: 'Create a webhook (its signing secret is shown once)',
@@ -63,7 +63,7 @@ export function webhookRoutes(app: App, deps: { webhooks: WebhookService }): voi
   app.delete(
     '/v1/webhooks/:id',
     {
-      config: { permission: { resource: 'webhooks', verb: 'delete' } },
+      config: { permission: { resource: 'webhooks', verb: 'delete' }, grants: [] },
       schema: {
         tags,
         summary: 'Delete a webhook and its delivery records',

@@ -2,6 +2,7 @@
 // dispatcher must sign with it); URLs must pass the SSRF policy; deliveries are listed per webhook.
 import type { AuditLog } from '../../audit/audit-log.js';
 import { EVENT_TYPES } from '../../audit/catalogue.js';
+import type { Covering } from '../../auth/covering.js';
 import { actorOf, eventContext, type RequestContext } from '../../auth/principal.js';
 import { heldFoldedKey, nameConflicts } from '../../auth/unique-names.js';
 import type { StateStore } from '../../backend/state.js';
@@ -69,6 +70,7 @@ export function createWebhookService(deps: {
   clock: Clock;
   box: SecretBox;
   policy: UrlPolicy;
+  covering: Pick<Covering, 'require'>;
 }) {
   const { state, audit, clock } = deps;
 
@@ -91,6 +93,13 @@ export function createWebhookService(deps: {
 
     /** Creates the webhook; the secret in the answer is the only copy that ever leaves the server. */
     async create(ctx: RequestContext, input: CreateWebhookInput): Promise<{ webhook: WebhookRecord; secret: string }> {
+      // A webhook is a feed of audit events: whoever creates one must be able to read them.
+      await deps.covering.require(
+        ctx,
+        { roles: [{ name: '(webhook)', allow: { rules: [{ resources: ['events'], verbs: ['list', 'read'] }] } }] },
+        { kind: 'webhook', name: input.name },
+        `create webhook ${input.name}, which would send you audit events`,
+      );
       const verdict = checkWebhookUrl(input.url, deps.policy);
       if (!verdict.ok) throw invalidField('/body/url', `the URL ${verdict.reason}`);
       const eventTypes = checkEventTypes(input.event_types);

@@ -1,0 +1,220 @@
+// "Nobody grants what they do not hold" (DESIGN.md §4), written once. A grant — the roles a user or
+// agent would get, a role being created or changed, a credential for another principal — is within a
+// caller's rights when everything it allows, the caller is allowed too, and its session options are
+// no looser than the caller's. Pure and conservative: where containment cannot be proven (two globs),
+// the answer is "not covered", never a guess in the caller's favour.
+import { combineOptions, compilePolicy, globMatch, type Traits } from './policy.js';
+import {
+  API_RESOURCES,
+  type ResourceSelector,
+  type RoleConditions,
+  type RoleSpec,
+  type Rule,
+  VERBS,
+  type Verb,
+} from './types.js';
+
+/**
+ * A set of rights: roles, and the traits their templates expand with. Without traits (a role on its
+ * own, not yet anyone's), a template such as `{{traits.logins}}` stays as written: it can expand to
+ * anything, so only a caller who holds `*` (or is admin) covers it.
+ */
+export interface Grant {
+  roles: readonly RoleSpec[];
+  traits?: Traits;
+}
+
+/** The built-in superuser role: whoever holds it covers everything, by definition. */
+export const SUPERUSER_ROLE = 'admin';
+
+const PRINCIPAL_FIELDS = ['logins', 'db_users', 'db_names', 'kube_groups'] as const;
+const FIELD_LABEL: Record<(typeof PRINCIPAL_FIELDS)[number], string> = {
+  logins: 'login',
+  db_users: 'db_user',
+  db_names: 'db_name',
+  kube_groups: 'kube_group',
+};
+
+/** Every string `inner` matches, `outer` matches too (proven, or false). */
+export function globContains(outer: string, inner: string): boolean {
+  if (outer === inner || outer === '*') return true;
+  if (!inner.includes('*')) return globMatch(outer, inner);
+  // Both are globs: prove it only for one-star outers (prefix*suffix), which is what roles use.
+  const star = outer.indexOf('*');
+  if (star < 0 || outer.indexOf('*', star + 1) >= 0) return false;
+  const [prefix, suffix] = [outer.slice(0, star), outer.slice(star + 1)];
+  const innerHead = inner.slice(0, inner.indexOf('*'));
+  const innerTail = inner.slice(inner.lastIndexOf('*') + 1);
+  return innerHead.startsWith(prefix) && innerTail.endsWith(suffix);
+}
+
+/** Whether some string may match both (false only when provably disjoint). */
+function globsMayMeet(a: string, b: string): boolean {
+  if (!a.includes('*')) return globMatch(b, a);
+  if (!b.includes('*')) return globMatch(a, b);
+  return true;
+}
+
+const labelsOf = (s: ResourceSelector) =>
+  Object.entries(s.labels ?? {}).filter(([key, pattern]) => !(key === '*' && pattern === '*'));
+
+/** Every resource `inner` selects, `outer` selects too. */
+export function selectorContains(outer: ResourceSelector, inner: ResourceSelector): boolean {
+  const kinds =
+    outer.kinds.includes('*') || (!inner.kinds.includes('*') && inner.kinds.every((k) => outer.kinds.includes(k)));
+  if (!kinds) return false;
+  return labelsOf(outer).every(([key, pattern]) => {
+    const required = inner.labels?.[key];
+    return required !== undefined && globContains(pattern, required);
+  });
+}
+
+function selectorsMayMeet(a: ResourceSelector, b: ResourceSelector): boolean {
+  const anyKind = a.kinds.includes('*') || b.kinds.includes('*') || a.kinds.some((k) => b.kinds.includes(k));
+  if (!anyKind) return false;
+  return labelsOf(a).every(([key, pattern]) => {
+    const other = b.labels?.[key];
+    return other === undefined || globsMayMeet(pattern, other);
+  });
+}
+
+export const describeSelector = (s: ResourceSelector): string => {
+  const labels = labelsOf(s).map(([k, v]) => `${k}=${v}`);
+  return `${s.kinds.join('|')}${labels.length ? ` ${labels.join(',')}` : ''}`;
+};
+
+const TEMPLATE = /^\{\{\s*(?:traits|internal)\.([a-z_]+)\s*\}\}$/;
+
+function valuesOf(g: Grant, side: 'allow' | 'deny', field: (typeof PRINCIPAL_FIELDS)[number]): string[] {
+  const raw = g.roles.flatMap((r) => (side === 'allow' ? r.allow : r.deny)?.[field] ?? []);
+  if (!g.traits) return raw;
+  const traits = g.traits;
+  return raw.flatMap((v) => {
+    const m = TEMPLATE.exec(v);
+    return m ? (traits[m[1] as string] ?? []) : [v];
+  });
+}
+
+const selectorsOf = (g: Grant, side: 'allow' | 'deny') =>
+  g.roles.flatMap((r) => (side === 'allow' ? r.allow : r.deny)?.resources ?? []);
+
+/** The stand-in role of wideningOf(): what removed denies stop denying. */
+const UNDENIED = '(removed denies)';
+
+/**
+ * Whether a grant's own roles let anyone connect anywhere: only then do its session options matter.
+ * What a removed deny opens up is reached under the holder's other roles' options, so it is left out.
+ */
+const connects = (g: Grant) => {
+  const denied = selectorsOf(g, 'deny');
+  return g.roles
+    .filter((r) => r.name !== UNDENIED)
+    .some((r) => (r.allow.resources ?? []).some((s) => !denied.some((d) => selectorContains(d, s))));
+};
+
+/** What `target` allows that `caller` does not, one line each; empty when covered. */
+function gapsAgainst(caller: Grant, target: Grant): string[] {
+  if (caller.roles.some((r) => r.name === SUPERUSER_ROLE)) return [];
+  const gaps: string[] = [];
+  const t = compilePolicy(target.roles, target.traits ?? {});
+  const c = compilePolicy(caller.roles, caller.traits ?? {});
+  for (const resource of API_RESOURCES) {
+    for (const verb of VERBS) {
+      if (t.can(resource, verb).allowed && !c.can(resource, verb).allowed) gaps.push(`${resource}:${verb}`);
+    }
+  }
+
+  const targetDenies = selectorsOf(target, 'deny');
+  const callerAllows = selectorsOf(caller, 'allow');
+  const callerDenies = selectorsOf(caller, 'deny');
+  for (const s of selectorsOf(target, 'allow')) {
+    if (targetDenies.some((d) => selectorContains(d, s))) continue;
+    if (!callerAllows.some((a) => selectorContains(a, s))) {
+      gaps.push(`resources ${describeSelector(s)}`);
+      continue;
+    }
+    const denied = callerDenies.find(
+      (d) => selectorsMayMeet(d, s) && !targetDenies.some((td) => selectorContains(td, d)),
+    );
+    if (denied) gaps.push(`resources ${describeSelector(s)} (you are denied ${describeSelector(denied)})`);
+  }
+
+  for (const field of PRINCIPAL_FIELDS) {
+    const tDeny = valuesOf(target, 'deny', field);
+    const cAllow = valuesOf(caller, 'allow', field);
+    const cDeny = valuesOf(caller, 'deny', field);
+    for (const v of new Set(valuesOf(target, 'allow', field))) {
+      if (tDeny.some((d) => globContains(d, v))) continue;
+      const held = cAllow.some((p) => globContains(p, v)) && !cDeny.some((d) => globsMayMeet(d, v));
+      if (!held) gaps.push(`${FIELD_LABEL[field]} ${v}`);
+    }
+  }
+
+  if (connects(target)) {
+    const co = combineOptions(caller.roles.map((r) => r.options));
+    const to = combineOptions(target.roles.filter((r) => r.name !== UNDENIED).map((r) => r.options));
+    if (
+      co.maxSessionTtlMs !== undefined &&
+      (to.maxSessionTtlMs === undefined || to.maxSessionTtlMs > co.maxSessionTtlMs)
+    )
+      gaps.push(`option max_session_ttl no longer than yours (${co.maxSessionTtlMs / 1000}s)`);
+    if (co.recordSession === 'strict' && to.recordSession !== 'strict') gaps.push('option record_session: strict');
+    if (co.recordInput && !to.recordInput) gaps.push('option record_input: true');
+    if (!co.portForwarding && to.portForwarding) gaps.push('option port_forwarding');
+  }
+  return gaps;
+}
+
+/**
+ * What `target` would give that the caller does not hold; empty when the caller covers it. The
+ * caller's rights are an intersection (an agent: its token's roles ∩ its owner's ∩ the user it acts
+ * for), so the target must fit within every part.
+ */
+export function coverageGaps(caller: readonly Grant[], target: Grant): string[] {
+  if (caller.length === 0) return ['(no rights at all)'];
+  return [...new Set(caller.flatMap((part) => gapsAgainst(part, target)))];
+}
+
+const deniedPairs = (roles: readonly RoleSpec[]): Set<string> => {
+  const denies = compilePolicy(roles.map((r) => ({ name: r.name, allow: { rules: r.deny?.rules ?? [] } })));
+  const out = new Set<string>();
+  for (const resource of API_RESOURCES) {
+    for (const verb of VERBS) if (denies.can(resource, verb).allowed) out.add(`${resource}:${verb}`);
+  }
+  return out;
+};
+
+const sameRights = (a: RoleSpec, b: RoleSpec) =>
+  JSON.stringify([a.allow, a.deny ?? {}, a.options ?? {}]) === JSON.stringify([b.allow, b.deny ?? {}, b.options ?? {}]);
+
+/**
+ * What changing a principal's (or a role's) rights from `before` to `after` adds: every role that is
+ * new or changed, plus whatever a removed deny stops denying — dropping a deny widens, as surely as
+ * adding an allow does.
+ */
+export function wideningOf(before: readonly RoleSpec[], after: readonly RoleSpec[]): RoleSpec[] {
+  const added = after.filter((a) => !before.some((b) => b.name === a.name && sameRights(a, b)));
+  const undenied: RoleConditions = {};
+  const stillDenied = deniedPairs(after);
+  const rules: Rule[] = [...deniedPairs(before)]
+    .filter((pair) => !stillDenied.has(pair))
+    .map((pair) => {
+      const [resource, verb] = pair.split(':') as [Rule['resources'][number], Verb];
+      return { resources: [resource], verbs: [verb] };
+    });
+  if (rules.length) undenied.rules = rules;
+  const afterSelectors = after.flatMap((r) => r.deny?.resources ?? []);
+  const selectors = before
+    .flatMap((r) => r.deny?.resources ?? [])
+    .filter((d) => !afterSelectors.some((a) => selectorContains(a, d)));
+  if (selectors.length) undenied.resources = selectors;
+  for (const field of PRINCIPAL_FIELDS) {
+    const afterValues = after.flatMap((r) => r.deny?.[field] ?? []);
+    const values = before
+      .flatMap((r) => r.deny?.[field] ?? [])
+      .filter((v) => !afterValues.some((a) => globContains(a, v)));
+    if (values.length) undenied[field] = [...new Set(values)];
+  }
+  const removedDenies = Object.keys(undenied).length > 0;
+  return removedDenies ? [...added, { name: UNDENIED, allow: undenied }] : added;
+}
