@@ -15,6 +15,7 @@ import { type Covering, createCovering } from './auth/covering.js';
 import { recordDelegationTrail } from './auth/delegation-trail.js';
 import { createLoginThrottle } from './auth/login-throttle.js';
 import { createPolicyResolver } from './auth/policy-resolver.js';
+import { createPrincipalPipeline, type PrincipalPipeline } from './auth/principal-pipeline.js';
 import { createTokenIndex } from './auth/token-index.js';
 import { createTokenService, type TokenService } from './auth/token-service.js';
 import { backfillFoldedNames } from './auth/unique-names.js';
@@ -39,6 +40,8 @@ export interface Services extends AgentServices, AgentBasics {
   audit: AuditLog;
   /** "Nobody grants what they do not hold": every granting path asks it. */
   covering: Covering;
+  /** What a token, SSH key or ticket acts as: one pipeline for every door. */
+  pipeline: PrincipalPipeline;
   tokens: TokenService;
   users: UserService;
   roles: RoleService;
@@ -91,12 +94,19 @@ export async function createServices(deps: {
     },
     clock,
   );
+  const pipeline = createPrincipalPipeline({
+    state,
+    clock,
+    policies,
+    agentRequestsPerMinute: config.agents.requests_per_minute,
+  });
   const tokens = createTokenService({
     state,
     audit,
     clock,
     throttle,
     policies,
+    pipeline,
     index: tokenIndex,
     usage: agentBasics.usage,
     agentRequestsPerMinute: config.agents.requests_per_minute,
@@ -159,6 +169,7 @@ export async function createServices(deps: {
     state,
     audit,
     covering,
+    pipeline,
     tokens,
     users,
     roles,
@@ -171,7 +182,7 @@ export async function createServices(deps: {
     auditRead: createAuditReadService({ audit }),
     sessions,
     tickets: createTicketService({ state, clock }),
-    sshAccess: createSshAccess({ state, policies }),
+    sshAccess: createSshAccess({ state, pipeline }),
     userCa: await ensureUserCa({ state, box, clock }),
     recordings,
     sshEndpoint: () => sshEndpoint,

@@ -299,8 +299,6 @@ describe('lifecycle', () => {
         id: owner.id,
         name: owner.name,
         roles: owner.roles,
-        tokenHash: 'x',
-        tokenFamily: 'x',
         policy: compilePolicy(BUILTIN_ROLES.filter((r) => r.name === 'admin')),
       };
       const ctx = { principal: caller, remoteAddr: 'test', requestId: 'test' };

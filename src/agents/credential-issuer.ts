@@ -3,7 +3,6 @@
 // in the same atomic write as its secret, conditioned on the agent not having changed, so no
 // credential escapes a concurrent suspension. Shared by the credentials endpoint and token exchange.
 
-import { conflict, forbidden, GatehouseError, invalidField } from '../api/errors.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import { newApiKeyWrite } from '../auth/api-keys.js';
 import { type Actor, actorOf, eventContext, type PrincipalName, type RequestContext } from '../auth/principal.js';
@@ -20,6 +19,7 @@ import type { CachedItem } from '../backend/cache.js';
 import type { StateStore } from '../backend/state.js';
 import { BackendError, type Condition, type Operation } from '../backend/types.js';
 import { type Clock, isoTime } from '../lib/clock.js';
+import { conflict, forbidden, GatehouseError, invalidField } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { type AgentLimits, rateLimitHeaders } from './rate-limits.js';
 import { userHolds } from './role-holding.js';

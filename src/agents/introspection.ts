@@ -3,7 +3,6 @@
 // credential is not revoked, its agent is active and (delegated) its user still allows it. An
 // opaque token is active when it would authenticate. Anything else is just {active: false}.
 import { type CryptoKey, importJWK, type JWTPayload, jwtVerify } from 'jose';
-import { GatehouseError } from '../api/errors.js';
 import {
   type AgentRecord,
   type CredentialRecord,
@@ -14,6 +13,7 @@ import {
 import type { TokenService } from '../auth/token-service.js';
 import type { StateStore } from '../backend/state.js';
 import type { Clock } from '../lib/clock.js';
+import { GatehouseError } from '../lib/errors.js';
 import type { SigningKeys } from './signing-keys.js';
 
 export interface Introspection {

@@ -3,13 +3,14 @@
 // do (checked per request) — provided the user allowed that agent. The result is an opaque token
 // for Gatehouse's API or, with requested_token_type jwt, a signed JWT (sub = user, act.sub = agent)
 // for a third party. Delegated tokens are not refreshable and die with either token's principal.
-import { forbidden, GatehouseError, invalidField } from '../api/errors.js';
+
 import type { AuditLog } from '../audit/audit-log.js';
 import { actorOf, eventContext, type Principal, type RequestContext } from '../auth/principal.js';
 import { type AgentRecord, type DelegationGrant, keys, type UserRecord } from '../auth/records.js';
 import type { ResolvedToken, TokenService } from '../auth/token-service.js';
 import type { StateStore } from '../backend/state.js';
 import type { Clock } from '../lib/clock.js';
+import { forbidden, GatehouseError, invalidField } from '../lib/errors.js';
 import type { CredentialIssuer } from './credential-issuer.js';
 
 export const TOKEN_EXCHANGE_GRANT = 'urn:ietf:params:oauth:grant-type:token-exchange';

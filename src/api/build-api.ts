@@ -2,6 +2,7 @@
 // endpoints of its listener: /healthz and /readyz on the auth port, /webapi/ping on the web port.
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, LogController } from 'fastify';
+import { GatehouseError } from '../lib/errors.js';
 import { installRequestMetrics } from '../observability/http-metrics.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { Services } from '../services.js';
@@ -9,7 +10,6 @@ import { installAgentRateLimit } from './agents/agent-limits.js';
 import { agentRoutes, jwksRoute } from './agents/agents.routes.js';
 import type { App } from './app-types.js';
 import { auditRoutes } from './audit/audit.routes.js';
-import { GatehouseError } from './errors.js';
 import { healthRoutes, pingRoute } from './health/health.routes.js';
 import { registerDocsPage, registerOpenApi } from './openapi.js';
 import {

@@ -1,7 +1,7 @@
 // From a Fastify request to what services need to know about it (services never see Fastify).
 import type { FastifyRequest } from 'fastify';
 import type { Principal, RequestContext } from '../auth/principal.js';
-import { GatehouseError } from './errors.js';
+import { GatehouseError } from '../lib/errors.js';
 
 export function contextOf(request: FastifyRequest): RequestContext {
   return request.principal

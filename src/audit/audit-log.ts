@@ -1,8 +1,9 @@
 // Writing audit events: fills in id, time and code from the catalogue and waits until the store
 // has them durably. A store failure becomes 503: the action is not acknowledged without its record.
-import { GatehouseError } from '../api/errors.js';
+
 import type { Clock } from '../lib/clock.js';
 import { isoTime } from '../lib/clock.js';
+import { GatehouseError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { EVENT_TYPES, type EventType } from './catalogue.js';
 import type { AuditActor, AuditEvent, AuditStore, AuditTarget } from './types.js';

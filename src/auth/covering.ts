@@ -1,9 +1,10 @@
 // Enforces "nobody grants what they do not hold" for principals: turns a caller and a target (a user,
 // an agent, a set of roles) into the grants rbac/coverage.ts compares, and refuses with 403 naming
 // what the caller lacks, after recording an access.denied event that names both principals.
-import { forbidden } from '../api/errors.js';
+
 import type { AuditLog } from '../audit/audit-log.js';
 import type { StateStore } from '../backend/state.js';
+import { forbidden } from '../lib/errors.js';
 import { coverageGaps, type Grant } from '../rbac/coverage.js';
 import type { LabeledResource, RoleSpec } from '../rbac/types.js';
 import type { PolicyResolver } from './policy-resolver.js';

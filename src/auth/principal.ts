@@ -22,9 +22,11 @@ export interface Principal {
   credentialId?: string;
   /** For an agent: its request budget per minute. */
   requestsPerMinute?: number;
-  tokenHash: string;
-  tokenFamily: string;
+  /** The bearer token it came with (absent for an SSH key or a ticket). */
+  token?: { hash: string; family: string };
   policy: Policy;
+  /** How it proved itself, when a proxy needs to say (SSH: publickey, token or ticket). */
+  method?: 'token' | 'publickey' | 'ticket';
 }
 
 /** What services need to know about the request that asks them to act. */
@@ -49,13 +51,15 @@ export interface Actor {
   [ON_BEHALF_OF]?: PrincipalName;
 }
 
+/** The audit actor of a principal; one acting for a user carries that user (the delegation trail). */
+export function actorOfPrincipal(p: Pick<Principal, 'kind' | 'id' | 'name' | 'onBehalfOf'>): Actor {
+  const actor: Actor = { kind: p.kind, id: p.id, name: p.name };
+  if (p.onBehalfOf) actor[ON_BEHALF_OF] = p.onBehalfOf;
+  return actor;
+}
+
 export function actorOf(ctx: RequestContext): Actor {
-  const p = ctx.principal;
-  if (p) {
-    const actor: Actor = { kind: p.kind, id: p.id, name: p.name };
-    if (p.onBehalfOf) actor[ON_BEHALF_OF] = p.onBehalfOf;
-    return actor;
-  }
+  if (ctx.principal) return actorOfPrincipal(ctx.principal);
   return ctx.system ? { kind: 'system', name: ctx.system } : { kind: 'anonymous' };
 }
 

@@ -4,20 +4,19 @@
 // a user (token exchange); all of that is checked here, per request, against the cache.
 
 import { randomBytes } from 'node:crypto';
-import { GatehouseError } from '../api/errors.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { StateStore } from '../backend/state.js';
 import { BackendError, type Operation } from '../backend/types.js';
 import type { Clock } from '../lib/clock.js';
+import { GatehouseError } from '../lib/errors.js';
 import { generateSecret, hashSecret, hasSecretShape } from '../lib/secrets.js';
-import { intersectPolicies } from '../rbac/policy.js';
 import type { LoginThrottle } from './login-throttle.js';
 import type { PolicyResolver } from './policy-resolver.js';
 import { actorOf, eventContext, type Principal, type RequestContext } from './principal.js';
+import type { PrincipalPipeline, PrincipalScope } from './principal-pipeline.js';
 import {
   type AgentRecord,
   type ApiKeyRecord,
-  type DelegationGrant,
   keys,
   type PrincipalRef,
   type TokenRecord,
@@ -70,6 +69,7 @@ export function createTokenService(deps: {
   throttle: LoginThrottle;
   policies: PolicyResolver;
   index: TokenIndex;
+  pipeline: Pick<PrincipalPipeline, 'resolve'>;
   usage?: UsageMarks;
   /** Requests per minute of an agent without its own limit. */
   agentRequestsPerMinute?: number;
@@ -178,48 +178,11 @@ export function createTokenService(deps: {
   function revokedError(record: TokenRecord): GatehouseError {
     if (record.principal.kind === 'agent') {
       const agent = state.get<AgentRecord>(keys.agent(record.principal.id))?.value;
-      if (agent?.status === 'suspended') return agentSuspended();
+      if (agent?.status === 'suspended')
+        return new GatehouseError('agent_suspended', 'the agent is suspended; its tokens were revoked');
       if (agent?.status === 'revoked') return new GatehouseError('token_revoked', 'the agent was revoked');
     }
     return new GatehouseError('token_revoked', 'the access token was revoked');
-  }
-  const agentSuspended = () => new GatehouseError('agent_suspended', 'the agent is suspended; its tokens were revoked');
-
-  /** The principal an agent token acts as: its scoped roles within its owner's, and a delegating user's. */
-  function agentPrincipal(record: TokenRecord, hash: string): Principal {
-    const agent = state.get<AgentRecord>(keys.agent(record.principal.id))?.value;
-    if (!agent) throw new GatehouseError('principal_disabled', 'the agent no longer exists');
-    if (agent.status === 'suspended') throw agentSuspended();
-    if (agent.status !== 'active') throw new GatehouseError('token_revoked', 'the agent was revoked');
-    const scope = record.roles;
-    const roles = scope ? agent.roles.filter((r) => scope.includes(r)) : agent.roles;
-    let policy = deps.policies.forAgent(agent, roles);
-    const principal: Principal = {
-      kind: 'agent',
-      id: agent.id,
-      name: agent.name,
-      roles,
-      owner: agent.owner,
-      tokenHash: hash,
-      tokenFamily: record.family,
-      policy,
-      requestsPerMinute: agent.rate_limit?.requests_per_minute ?? agentRpm,
-    };
-    if (record.credential_id) principal.credentialId = record.credential_id;
-    const subject = record.on_behalf_of;
-    if (subject) {
-      const user = state.get<UserRecord>(keys.user(subject.id))?.value;
-      if (user?.status !== 'active')
-        throw new GatehouseError('principal_disabled', 'the user this agent acts for is not active');
-      const grant = state.get<DelegationGrant>(keys.delegation(agent.id, user.id))?.value;
-      if (!grant || (grant.expires_at !== undefined && Date.parse(grant.expires_at) <= clock()))
-        throw new GatehouseError('token_revoked', 'the user no longer allows this agent to act for them');
-      // Delegated: never more than the agent may do, nor more than the user may do.
-      policy = intersectPolicies(policy, deps.policies.forUser(user));
-      principal.policy = policy;
-      principal.onBehalfOf = { kind: 'user', id: user.id, name: user.name };
-    }
-    return principal;
   }
 
   /** Resolves a bearer access token, or throws the precise 401. */
@@ -230,23 +193,14 @@ export function createTokenService(deps: {
     if (record?.kind !== 'access') throw new GatehouseError('invalid_token', 'unknown access token');
     if (record.revoked_at !== undefined) throw revokedError(record);
     if (record.expires_at <= clock()) throw new GatehouseError('token_expired', 'the access token has expired');
-    const ref = record.principal;
-    if (ref.kind === 'agent') return { hash, record, principal: agentPrincipal(record, hash) };
-    const user = state.get<UserRecord>(keys.user(ref.id))?.value;
-    if (user?.status !== 'active') throw new GatehouseError('principal_disabled', 'the user is not active');
-    return {
-      hash,
-      record,
-      principal: {
-        kind: 'user',
-        id: user.id,
-        name: user.name,
-        roles: user.roles,
-        tokenHash: hash,
-        tokenFamily: record.family,
-        policy: deps.policies.forUser(user),
-      },
+    // What the token acts as is decided where every other door decides it.
+    const scope: PrincipalScope = {
+      ...(record.roles ? { roles: record.roles } : {}),
+      ...(record.credential_id ? { credential_id: record.credential_id } : {}),
+      ...(record.on_behalf_of ? { on_behalf_of: record.on_behalf_of } : {}),
     };
+    const principal = deps.pipeline.resolve(record.principal, scope, { hash, family: record.family });
+    return { hash, record, principal: { ...principal, method: 'token' } };
   }
 
   return {
@@ -367,7 +321,7 @@ export function createTokenService(deps: {
     /** Revokes the caller's login (the presented token and its family), or a token named in the body. */
     async revoke(ctx: RequestContext & { principal: Principal }, token?: string): Promise<{ revoked: number }> {
       const p = ctx.principal;
-      let family = p.tokenFamily;
+      let family = p.token?.family;
       if (token !== undefined) {
         const named = state.get<TokenRecord>(keys.token(hashSecret(token)))?.value;
         const mine = named && named.principal.id === p.id;
@@ -377,6 +331,7 @@ export function createTokenService(deps: {
         }
         family = named.family;
       }
+      if (family === undefined) throw new GatehouseError('invalid_request', 'name the token to revoke');
       const revoked = await revokeKeys(deps.index.ofFamily(family));
       await audit.record({
         type: 'auth.token.revoked',

@@ -2,8 +2,8 @@
 // else. A small Fastify instance of its own, so scrapes never share a port or hooks with the API.
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
-import { GatehouseError } from '../api/errors.js';
 import { installErrorHandler, sendProblem } from '../api/plugins/error-handler.js';
+import { GatehouseError } from '../lib/errors.js';
 import { METRICS_CONTENT_TYPE, type Metrics } from './metrics.js';
 
 export async function buildMetricsServer(

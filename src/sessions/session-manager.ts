@@ -3,11 +3,15 @@
 // `terminated`, and the instance holding it sees that through the watch and ends it — so DELETE
 // /v1/sessions/{id} and the agent kill switch reach a session on any proxy instance the same way.
 import type { AuditLog } from '../audit/audit-log.js';
-import type { PrincipalName } from '../auth/principal.js';
+import { actorOfPrincipal, type PrincipalName } from '../auth/principal.js';
 import { keys } from '../auth/records.js';
 import type { StateStore } from '../backend/state.js';
 import { type Clock, isoTime } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
+
+/** The session's principal as an audit actor; a delegated agent's events name the user too. */
+const actorOf = (r: SessionRecord) =>
+  actorOfPrincipal({ ...r.principal, ...(r.on_behalf_of ? { onBehalfOf: r.on_behalf_of } : {}) });
 
 export type SessionStatus = 'active' | 'ended' | 'terminated';
 export type SessionType = 'shell' | 'exec' | 'subsystem';
@@ -17,6 +21,8 @@ export interface SessionRecord {
   kind: 'ssh';
   type: SessionType;
   principal: PrincipalName;
+  /** An agent acting for a user (token exchange): that user. */
+  on_behalf_of?: PrincipalName;
   resource: { kind: 'server'; id: string; name: string };
   login: string;
   /** The exec command or subsystem name. */
@@ -81,7 +87,7 @@ export function createSessionManager(deps: { state: StateStore; audit: AuditLog;
       await state.insert(keys.session(record.id), record);
       await audit.record({
         type: 'session.start',
-        actor: { kind: record.principal.kind, id: record.principal.id, name: record.principal.name },
+        actor: actorOf(record),
         target: record.resource,
         session_id: record.id,
         remote_addr: record.remote_addr,
@@ -140,7 +146,7 @@ export function createSessionManager(deps: { state: StateStore; audit: AuditLog;
       }
       await audit.record({
         type: 'session.end',
-        actor: { kind: record.principal.kind, id: record.principal.id, name: record.principal.name },
+        actor: actorOf(record),
         target: record.resource,
         session_id: record.id,
         remote_addr: record.remote_addr,

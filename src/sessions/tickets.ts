@@ -12,7 +12,9 @@ export interface TicketRecord {
   principal: PrincipalRef;
   server_id: string;
   login: string;
-  /** For an agent acting for a user (token exchange), the user; kept for the audit trail. */
+  /** The scope the ticket was asked under: an agent credential's roles, and the user it acts for. */
+  roles?: string[];
+  credential_id?: string;
   on_behalf_of?: PrincipalRef;
   expires_at: number;
 }

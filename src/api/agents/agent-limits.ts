@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { type AgentLimits, rateLimitHeaders } from '../../agents/rate-limits.js';
 import type { AuditLog } from '../../audit/audit-log.js';
 import { actorOf } from '../../auth/principal.js';
-import { GatehouseError } from '../errors.js';
+import { GatehouseError } from '../../lib/errors.js';
 
 export function installAgentRateLimit(app: FastifyInstance, deps: { agentLimits: AgentLimits; audit: AuditLog }): void {
   // Callback style, like the rest of the pipeline: the common path stays synchronous.

@@ -20,10 +20,10 @@ import { nameConflicts, renameIndexKeys } from '../../auth/unique-names.js';
 import type { StateStore } from '../../backend/state.js';
 import { BackendError, type Operation } from '../../backend/types.js';
 import { type Clock, isoTime } from '../../lib/clock.js';
+import { conflict, forbidden, invalidField, notFound } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { coverageGaps, wideningOf } from '../../rbac/coverage.js';
 import { translateConflicts } from '../conflicts.js';
-import { conflict, forbidden, invalidField, notFound } from '../errors.js';
 import { pageOfRecords, parseLabelFilter } from '../schemas.js';
 
 export interface CreateAgentInput {

@@ -11,8 +11,8 @@ import { tokenRevocationOps } from '../../auth/token-revocation.js';
 import type { StateStore } from '../../backend/state.js';
 import type { Operation } from '../../backend/types.js';
 import { type Clock, isoTime } from '../../lib/clock.js';
+import { notFound } from '../../lib/errors.js';
 import { translateConflicts } from '../conflicts.js';
-import { notFound } from '../errors.js';
 import { pageOfRecords } from '../schemas.js';
 
 export type CredentialService = ReturnType<typeof createCredentialService>;

@@ -17,8 +17,8 @@ import { tokenRevocationOps } from '../../auth/token-revocation.js';
 import type { StateStore } from '../../backend/state.js';
 import type { Operation } from '../../backend/types.js';
 import { type Clock, isoTime } from '../../lib/clock.js';
+import { conflict, forbidden, invalidField, notFound } from '../../lib/errors.js';
 import { translateConflicts } from '../conflicts.js';
-import { conflict, forbidden, invalidField, notFound } from '../errors.js';
 import { page } from '../schemas.js';
 
 export type DelegationService = ReturnType<typeof createDelegationService>;

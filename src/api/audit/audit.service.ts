@@ -4,7 +4,7 @@
 import type { AuditLog } from '../../audit/audit-log.js';
 import { type AuditEvent, type AuditQuery, InvalidCursorError } from '../../audit/types.js';
 import { actorOf, eventContext, type RequestContext } from '../../auth/principal.js';
-import { invalidField } from '../errors.js';
+import { invalidField } from '../../lib/errors.js';
 
 export const TOTAL_LIMIT = 10_000;
 const EXPORT_BATCH = 1000;

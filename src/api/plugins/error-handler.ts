@@ -3,7 +3,7 @@
 // internal_error whose details go to the log, never to the client.
 import { randomUUID } from 'node:crypto';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ERROR_CATALOGUE, type ErrorCode, type FieldError, GatehouseError } from '../errors.js';
+import { ERROR_CATALOGUE, type ErrorCode, type FieldError, GatehouseError } from '../../lib/errors.js';
 
 const FASTIFY_CODES: Record<string, { code: ErrorCode; detail: string }> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: { code: 'unsupported_media_type', detail: 'send the body as application/json' },

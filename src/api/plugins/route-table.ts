@@ -1,7 +1,7 @@
 // Keeps the table of registered routes: it answers 405 (with Allow) where a path exists under
 // another method, 404 otherwise, and lets tests walk every route's declared permission.
 import type { FastifyInstance } from 'fastify';
-import { GatehouseError } from '../errors.js';
+import { GatehouseError } from '../../lib/errors.js';
 import type { RegisteredRoute } from '../route-config.js';
 import { sendProblem } from './error-handler.js';
 

@@ -7,8 +7,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AuditLog } from '../../audit/audit-log.js';
 import { actorOf } from '../../auth/principal.js';
 import type { TokenService } from '../../auth/token-service.js';
+import { GatehouseError } from '../../lib/errors.js';
 import type { Decision } from '../../rbac/types.js';
-import { GatehouseError } from '../errors.js';
 import { describePermission, MUTATING_METHODS, type Permission } from '../route-config.js';
 
 const BEARER = /^Bearer ([^\s]+)$/i;

@@ -6,12 +6,12 @@ import { type AgentRecord, keys, type RoleRecord, type UserRecord } from '../../
 import { heldFoldedKey, nameConflicts, renameIndexKeys } from '../../auth/unique-names.js';
 import type { StateStore } from '../../backend/state.js';
 import { type Clock, isoTime } from '../../lib/clock.js';
+import { conflict, notFound } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { BUILTIN_ROLE_NAMES, BUILTIN_ROLES } from '../../rbac/builtin-roles.js';
 import { wideningOf } from '../../rbac/coverage.js';
 import type { RoleSpec } from '../../rbac/types.js';
 import { translateConflicts } from '../conflicts.js';
-import { conflict, notFound } from '../errors.js';
 import { page } from '../schemas.js';
 
 export const toRoleResponse = (r: RoleRecord) => ({

@@ -6,13 +6,14 @@
 import { Readable } from 'node:stream';
 import { type Static, Type } from '@sinclair/typebox';
 import { actorOf, eventContext, type Principal } from '../../auth/principal.js';
+import { scopeOf } from '../../auth/principal-pipeline.js';
 import { keys } from '../../auth/records.js';
+import { conflict, forbidden, GatehouseError, notFound } from '../../lib/errors.js';
 import { idPattern } from '../../lib/ids.js';
 import type { Services } from '../../services.js';
 import type { SessionRecord } from '../../sessions/session-manager.js';
 import { TICKET_TTL_MS } from '../../sessions/tickets.js';
 import type { App } from '../app-types.js';
-import { conflict, forbidden, GatehouseError, notFound } from '../errors.js';
 import { authenticatedContext } from '../request-context.js';
 import { listQuery, listResponse, page, responses, Timestamp } from '../schemas.js';
 
@@ -32,6 +33,7 @@ export const Session = Type.Object(
     kind: Type.Literal('ssh'),
     type: Type.Union([Type.Literal('shell'), Type.Literal('exec'), Type.Literal('subsystem')]),
     principal: Ref('user | agent'),
+    on_behalf_of: Type.Optional(Ref('user: the user a delegated agent acted for')),
     resource: Ref('server'),
     login: Type.String(),
     command: Type.Optional(Type.String({ description: 'The exec command, or the subsystem (sftp)' })),
@@ -236,7 +238,8 @@ export function sessionRoutes(app: App, deps: SessionDeps): void {
         principal: { kind: p.kind, id: p.id },
         server_id: server.id,
         login,
-        ...(p.onBehalfOf ? { on_behalf_of: { kind: 'user', id: p.onBehalfOf.id } } : {}),
+        // Redeeming it must act exactly as this caller does now: same roles, same user acted for.
+        ...scopeOf(p),
       });
       await audit.record({
         type: 'access.allowed',

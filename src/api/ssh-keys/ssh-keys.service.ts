@@ -16,9 +16,9 @@ import {
 import type { StateStore } from '../../backend/state.js';
 import type { Operation } from '../../backend/types.js';
 import { type Clock, isoTime } from '../../lib/clock.js';
+import { conflict, notFound } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { translateConflicts } from '../conflicts.js';
-import { conflict, notFound } from '../errors.js';
 import { pageOfRecords } from '../schemas.js';
 import { blobDigest, parsePublicKeyLine, type SshKeyType } from './ssh-public-key.js';
 

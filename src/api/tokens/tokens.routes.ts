@@ -1,7 +1,7 @@
 import type { TokenExchange } from '../../agents/token-exchange.js';
 import type { TokenService } from '../../auth/token-service.js';
+import { invalidField } from '../../lib/errors.js';
 import type { App } from '../app-types.js';
-import { invalidField } from '../errors.js';
 import { authenticatedContext, contextOf } from '../request-context.js';
 import { responses } from '../schemas.js';
 import { RefreshRequest, RevokeRequest, RevokeResponse, TokenRequest, TokenResponse } from './tokens.schema.js';

@@ -19,10 +19,10 @@ import type { TokenService } from '../../auth/token-service.js';
 import { heldFoldedKey, nameConflicts } from '../../auth/unique-names.js';
 import type { StateStore } from '../../backend/state.js';
 import { type Clock, isoTime } from '../../lib/clock.js';
+import { conflict, invalidField, notFound } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { generateSecret, hashSecret, secretHint } from '../../lib/secrets.js';
 import { translateConflicts } from '../conflicts.js';
-import { conflict, invalidField, notFound } from '../errors.js';
 import { pageOfRecords } from '../schemas.js';
 import { sshKeyRemovalOps } from '../ssh-keys/ssh-keys.service.js';
 

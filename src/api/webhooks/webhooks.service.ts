@@ -7,13 +7,13 @@ import { actorOf, eventContext, type RequestContext } from '../../auth/principal
 import { heldFoldedKey, nameConflicts } from '../../auth/unique-names.js';
 import type { StateStore } from '../../backend/state.js';
 import { type Clock, isoTime } from '../../lib/clock.js';
+import { invalidField, notFound } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { type DeliveryRecord, type WebhookRecord, webhookKeys } from '../../webhooks/records.js';
 import type { SecretBox } from '../../webhooks/secret-box.js';
 import { generateWebhookSecret } from '../../webhooks/signature.js';
 import { checkWebhookUrl, type UrlPolicy } from '../../webhooks/url-policy.js';
 import { translateConflicts } from '../conflicts.js';
-import { invalidField, notFound } from '../errors.js';
 import { page } from '../schemas.js';
 
 export interface CreateWebhookInput {

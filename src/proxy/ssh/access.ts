@@ -2,20 +2,13 @@
 // (DESIGN.md §4): the server must be visible to the principal's roles (labels, deny wins) and the
 // login must be one of the principal's logins; options resolve to the most restrictive.
 
-import type { PolicyResolver } from '../../auth/policy-resolver.js';
-import type { PrincipalName } from '../../auth/principal.js';
-import { type AgentRecord, keys, type PrincipalRef, type UserRecord } from '../../auth/records.js';
+import type { Principal } from '../../auth/principal.js';
+import type { PrincipalPipeline, PrincipalScope } from '../../auth/principal-pipeline.js';
+import { keys, type PrincipalRef } from '../../auth/records.js';
 import type { StateStore } from '../../backend/state.js';
-import type { Policy, SessionOptions } from '../../rbac/policy.js';
+import type { SessionOptions } from '../../rbac/policy.js';
 
-export type AuthMethod = 'publickey' | 'token' | 'ticket';
-
-export interface SshPrincipal extends PrincipalName {
-  policy: Policy;
-  method: AuthMethod;
-  /** An agent acting for a user (token exchange): that user, for the audit trail. */
-  onBehalfOf?: PrincipalName;
-}
+export type AuthMethod = NonNullable<Principal['method']>;
 
 export interface ServerRef {
   id: string;
@@ -42,8 +35,8 @@ export function parseTarget(username: string): { login: string; server: string }
 
 export type SshAccess = ReturnType<typeof createSshAccess>;
 
-export function createSshAccess(deps: { state: StateStore; policies: PolicyResolver }) {
-  const { state, policies } = deps;
+export function createSshAccess(deps: { state: StateStore; pipeline: Pick<PrincipalPipeline, 'tryResolve'> }) {
+  const { state } = deps;
 
   function findServer(name: string): ServerRef | undefined {
     const ref = state.get<{ ref: string }>(keys.resourceName('server', name));
@@ -53,19 +46,16 @@ export function createSshAccess(deps: { state: StateStore; policies: PolicyResol
 
   return {
     findServer,
-    /** A principal by reference (an SSH key's owner, a ticket's holder), if it may act at all. */
-    principal(ref: PrincipalRef, method: AuthMethod): SshPrincipal | undefined {
-      if (ref.kind === 'user') {
-        const user = state.get<UserRecord>(keys.user(ref.id))?.value;
-        if (user?.status !== 'active') return undefined;
-        return { kind: 'user', id: user.id, name: user.name, policy: policies.forUser(user), method };
-      }
-      const agent = state.get<AgentRecord>(keys.agent(ref.id))?.value;
-      if (agent?.status !== 'active') return undefined;
-      return { kind: 'agent', id: agent.id, name: agent.name, policy: policies.forAgent(agent), method };
+    /**
+     * A principal by reference (an SSH key's owner, a ticket's holder with the scope it was issued
+     * under), through the same pipeline as API tokens; undefined if it may not act now.
+     */
+    principal(ref: PrincipalRef, method: AuthMethod, scope: PrincipalScope = {}): Principal | undefined {
+      const p = deps.pipeline.tryResolve(ref, scope);
+      return p ? { ...p, method } : undefined;
     },
 
-    authorize(principal: SshPrincipal, serverName: string, login: string): AccessDecision {
+    authorize(principal: Principal, serverName: string, login: string): AccessDecision {
       const server = findServer(serverName);
       // A server the principal may not see does not exist for them (as the API answers 404).
       if (!server || !principal.policy.canSee({ kind: 'server', labels: server.labels })) {

@@ -6,6 +6,7 @@ import type { Readable, Writable } from 'node:stream';
 import type { Logger } from 'pino';
 import type { Client, ClientChannel, PseudoTtyOptions, ServerChannel } from 'ssh2';
 import type { AuditLog } from '../../audit/audit-log.js';
+import { actorOfPrincipal, type Principal } from '../../auth/principal.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import type { Metrics } from '../../observability/metrics.js';
@@ -13,7 +14,7 @@ import type { SessionOptions } from '../../rbac/policy.js';
 import type { RecordingService } from '../../recordings/recording-service.js';
 import type { RecordResult, SessionRecording } from '../../recordings/spool.js';
 import type { SessionManager, SessionType } from '../../sessions/session-manager.js';
-import type { ServerRef, SshPrincipal } from './access.js';
+import type { ServerRef } from './access.js';
 import { watchSftp } from './sftp-metadata.js';
 
 export interface PtyRequest {
@@ -34,7 +35,7 @@ export interface SessionRequest {
 }
 
 export interface SessionContext {
-  principal: SshPrincipal;
+  principal: Principal;
   server: ServerRef;
   login: string;
   options: SessionOptions;
@@ -53,8 +54,6 @@ export interface RunningSession {
   signal(name: string): void;
   terminate(message: string): void;
 }
-
-const actorOf = (p: SshPrincipal) => ({ kind: p.kind, id: p.id, name: p.name });
 
 function openUpstream(upstream: Client, request: SessionRequest): Promise<ClientChannel> {
   return new Promise((resolve, reject) => {
@@ -130,7 +129,7 @@ export async function runSession(
       refuse(`the session cannot be recorded (${(error as Error).message})`);
       await audit.record({
         type: 'session.rejected',
-        actor: actorOf(principal),
+        actor: actorOfPrincipal(principal),
         target: { kind: 'server', id: server.id, name: server.name },
         success: false,
         remote_addr: ctx.remoteAddr,
@@ -178,7 +177,8 @@ export async function runSession(
       {
         kind: 'ssh',
         type: request.type,
-        principal: actorOf(principal),
+        principal: { kind: principal.kind, id: principal.id, name: principal.name },
+        ...(principal.onBehalfOf ? { on_behalf_of: principal.onBehalfOf } : {}),
         resource: { kind: 'server', id: server.id, name: server.name },
         login: ctx.login,
         ...(request.command === undefined ? {} : { command: request.command.slice(0, 4096) }),
@@ -199,7 +199,7 @@ export async function runSession(
   if (request.type === 'exec') {
     await audit.record({
       type: 'session.command',
-      actor: actorOf(principal),
+      actor: actorOfPrincipal(principal),
       target: { kind: 'server', id: server.id, name: server.name },
       session_id: id,
       remote_addr: ctx.remoteAddr,
@@ -213,7 +213,7 @@ export async function runSession(
           audit
             .record({
               type: 'session.file_transfer',
-              actor: actorOf(principal),
+              actor: actorOfPrincipal(principal),
               target: { kind: 'server', id: server.id, name: server.name },
               session_id: id,
               remote_addr: ctx.remoteAddr,

@@ -13,6 +13,7 @@ import ssh2, {
   type Session,
 } from 'ssh2';
 import type { AuditLog } from '../../audit/audit-log.js';
+import { actorOfPrincipal, type Principal } from '../../auth/principal.js';
 import type { PrincipalRef } from '../../auth/records.js';
 import type { TokenService } from '../../auth/token-service.js';
 import type { Clock } from '../../lib/clock.js';
@@ -20,7 +21,7 @@ import type { Metrics } from '../../observability/metrics.js';
 import type { RecordingService } from '../../recordings/recording-service.js';
 import type { SessionManager } from '../../sessions/session-manager.js';
 import { TICKET_PREFIX, type TicketService } from '../../sessions/tickets.js';
-import { type AccessDecision, parseTarget, type SshAccess, type SshPrincipal } from './access.js';
+import { type AccessDecision, parseTarget, type SshAccess } from './access.js';
 import { CLIENT_LEG_CIPHERS } from './algorithms.js';
 import { type PtyRequest, type RunningSession, runSession, type SessionRequest } from './session-channel.js';
 import { connectUpstream, UpstreamError } from './upstream.js';
@@ -51,8 +52,6 @@ export interface SshProxyDeps {
 /** Environment variables passed on to the target (as OpenSSH's AcceptEnv default on Debian). */
 const PASSED_ENV = /^(LANG|LC_[A-Z_]+|COLORTERM|NO_COLOR)$/;
 
-const actorOf = (p: SshPrincipal) => ({ kind: p.kind, id: p.id, name: p.name });
-
 export type SshProxy = ReturnType<typeof createSshProxy>;
 
 export function createSshProxy(deps: SshProxyDeps) {
@@ -74,7 +73,7 @@ export function createSshProxy(deps: SshProxyDeps) {
   function handleConnection(client: Connection, remoteAddr: string): void {
     const running = new Set<RunningSession>();
     connections.set(client, running);
-    let principal: SshPrincipal | undefined;
+    let principal: Principal | undefined;
     let target: { login: string; server: string } | undefined;
     let decision: AccessDecision | undefined;
     let upstream: Promise<Client> | undefined;
@@ -85,7 +84,7 @@ export function createSshProxy(deps: SshProxyDeps) {
       await audit
         .record({
           type: 'session.rejected',
-          actor: principal ? actorOf(principal) : { kind: 'anonymous' },
+          actor: principal ? actorOfPrincipal(principal) : { kind: 'anonymous' },
           ...(decision?.allowed === false && decision.server
             ? { target: { kind: 'server', id: decision.server.id, name: decision.server.name } }
             : {}),
@@ -97,7 +96,7 @@ export function createSshProxy(deps: SshProxyDeps) {
     }
 
     /** A token or a ticket typed as the password (keyboard-interactive or password). */
-    async function secretLogin(secret: string): Promise<SshPrincipal | undefined> {
+    async function secretLogin(secret: string): Promise<Principal | undefined> {
       try {
         await deps.tokens.checkThrottle(requestCtx);
       } catch {
@@ -107,29 +106,26 @@ export function createSshProxy(deps: SshProxyDeps) {
         const grant = await deps.tickets.redeem(secret);
         const server = target ? access.findServer(target.server) : undefined;
         if (grant && target && server && grant.server_id === server.id && grant.login === target.login) {
-          const p = access.principal(grant.principal, 'ticket');
+          // The ticket carries the scope it was asked under (credential roles, the user acted for).
+          const p = access.principal(grant.principal, 'ticket', {
+            ...(grant.roles ? { roles: grant.roles } : {}),
+            ...(grant.credential_id ? { credential_id: grant.credential_id } : {}),
+            ...(grant.on_behalf_of ? { on_behalf_of: grant.on_behalf_of } : {}),
+          });
           if (p) return p;
         }
         await deps.tokens.loginFailed(requestCtx, 'ssh: invalid, used or expired ticket', 'invalid_token');
         return undefined;
       }
       try {
-        const p = deps.tokens.authenticate(secret);
-        return {
-          kind: p.kind,
-          id: p.id,
-          name: p.name,
-          policy: p.policy,
-          method: 'token',
-          ...(p.onBehalfOf ? { onBehalfOf: p.onBehalfOf } : {}),
-        };
+        return deps.tokens.authenticate(secret);
       } catch (error) {
         await deps.tokens.loginFailed(requestCtx, `ssh: ${(error as Error).message}`, 'invalid_token');
         return undefined;
       }
     }
 
-    function accepted(ctx: AuthContext, who: SshPrincipal): void {
+    function accepted(ctx: AuthContext, who: Principal): void {
       principal = who;
       decision = target
         ? access.authorize(who, target.server, target.login)
@@ -213,7 +209,7 @@ export function createSshProxy(deps: SshProxyDeps) {
           void audit
             .record({
               type: 'session.upstream_failed',
-              actor: actorOf(principal as SshPrincipal),
+              actor: actorOfPrincipal(principal as Principal),
               target: { kind: 'server', id: server.id, name: server.name },
               success: false,
               remote_addr: remoteAddr,
@@ -278,7 +274,7 @@ export function createSshProxy(deps: SshProxyDeps) {
           async (up) => {
             live = await runSession(
               {
-                principal: principal as SshPrincipal,
+                principal: principal as Principal,
                 server: allowed.server,
                 login: target?.login ?? '',
                 options: allowed.options,
@@ -334,7 +330,7 @@ export function createSshProxy(deps: SshProxyDeps) {
             void audit
               .record({
                 type: 'session.port_forward',
-                actor: actorOf(principal as SshPrincipal),
+                actor: actorOfPrincipal(principal as Principal),
                 target: { kind: 'server', id: allowed.server.id, name: allowed.server.name },
                 remote_addr: remoteAddr,
                 data: { login: target?.login, destination: `${info.destIP}:${info.destPort}` },

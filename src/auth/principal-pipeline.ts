@@ -1,0 +1,119 @@
+// One way to become a principal, for every door: API bearer tokens, SSH public keys, one-time SSH
+// tickets and tokens typed as SSH passwords (and the database and Kubernetes proxies to come). How a
+// secret is found differs per door (token-service.ts resolves a token's shape, record, revocation and
+// expiry); what it then acts as is decided here, once, by small named checks in order:
+//   principal active → scope subset → delegation grant → policy intersection.
+import type { StateStore } from '../backend/state.js';
+import type { Clock } from '../lib/clock.js';
+import { GatehouseError } from '../lib/errors.js';
+import { intersectPolicies } from '../rbac/policy.js';
+import type { PolicyResolver } from './policy-resolver.js';
+import type { Principal } from './principal.js';
+import { type AgentRecord, type DelegationGrant, keys, type PrincipalRef, type UserRecord } from './records.js';
+
+/** What narrows a principal beyond its own roles; tokens and tickets carry it. */
+export interface PrincipalScope {
+  /** An agent credential's subset of the agent's roles (absent: all of them). */
+  roles?: string[];
+  /** The agent credential the secret came from. */
+  credential_id?: string;
+  /** Delegation (RFC 8693): the user the agent acts for. */
+  on_behalf_of?: PrincipalRef;
+}
+
+export type PrincipalPipeline = ReturnType<typeof createPrincipalPipeline>;
+
+const agentSuspended = () => new GatehouseError('agent_suspended', 'the agent is suspended; its tokens were revoked');
+
+/** The scope a principal acts under, to carry into a ticket it asks for (so redeeming it changes nothing). */
+export const scopeOf = (p: Principal): PrincipalScope => ({
+  ...(p.kind === 'agent' ? { roles: [...p.roles] } : {}),
+  ...(p.credentialId ? { credential_id: p.credentialId } : {}),
+  ...(p.onBehalfOf ? { on_behalf_of: { kind: 'user', id: p.onBehalfOf.id } } : {}),
+});
+
+export function createPrincipalPipeline(deps: {
+  state: StateStore;
+  clock: Clock;
+  policies: Pick<PolicyResolver, 'forUser' | 'forAgent'>;
+  /** Requests per minute of an agent without its own limit. */
+  agentRequestsPerMinute: number;
+}) {
+  const { state, clock, policies } = deps;
+
+  /** principal active: the user or agent exists and may act now. */
+  function activeUser(id: string, what: string): UserRecord {
+    const user = state.get<UserRecord>(keys.user(id))?.value;
+    if (user?.status !== 'active') throw new GatehouseError('principal_disabled', `${what} is not active`);
+    return user;
+  }
+  function activeAgent(id: string): AgentRecord {
+    const agent = state.get<AgentRecord>(keys.agent(id))?.value;
+    if (!agent) throw new GatehouseError('principal_disabled', 'the agent no longer exists');
+    if (agent.status === 'suspended') throw agentSuspended();
+    if (agent.status !== 'active') throw new GatehouseError('token_revoked', 'the agent was revoked');
+    return agent;
+  }
+
+  /** scope subset: a credential narrows the agent's roles, never widens them. */
+  const scopedRoles = (agent: AgentRecord, scope: PrincipalScope): string[] =>
+    scope.roles ? agent.roles.filter((r) => scope.roles?.includes(r)) : agent.roles;
+
+  /** delegation grant: the user still allows this agent to act for them. */
+  function delegator(agent: AgentRecord, ref: PrincipalRef): UserRecord {
+    const user = activeUser(ref.id, 'the user this agent acts for');
+    const grant = state.get<DelegationGrant>(keys.delegation(agent.id, user.id))?.value;
+    if (!grant || (grant.expires_at !== undefined && Date.parse(grant.expires_at) <= clock()))
+      throw new GatehouseError('token_revoked', 'the user no longer allows this agent to act for them');
+    return user;
+  }
+
+  /** The principal a reference acts as under a scope, or the precise 401. */
+  function resolve(ref: PrincipalRef, scope: PrincipalScope = {}, token?: Principal['token']): Principal {
+    if (ref.kind === 'user') {
+      const user = activeUser(ref.id, 'the user');
+      return {
+        kind: 'user',
+        id: user.id,
+        name: user.name,
+        roles: user.roles,
+        policy: policies.forUser(user),
+        ...(token ? { token } : {}),
+      };
+    }
+    const agent = activeAgent(ref.id);
+    const roles = scopedRoles(agent, scope);
+    const principal: Principal = {
+      kind: 'agent',
+      id: agent.id,
+      name: agent.name,
+      roles,
+      owner: agent.owner,
+      // policy intersection: the agent's roles within its owner's (policy-resolver.ts) …
+      policy: policies.forAgent(agent, roles),
+      requestsPerMinute: agent.rate_limit?.requests_per_minute ?? deps.agentRequestsPerMinute,
+      ...(scope.credential_id ? { credentialId: scope.credential_id } : {}),
+      ...(token ? { token } : {}),
+    };
+    if (scope.on_behalf_of) {
+      const user = delegator(agent, scope.on_behalf_of);
+      // … and, delegated, within the user's: never more than either may do.
+      principal.policy = intersectPolicies(principal.policy, policies.forUser(user));
+      principal.onBehalfOf = { kind: 'user', id: user.id, name: user.name };
+    }
+    return principal;
+  }
+
+  return {
+    resolve,
+    /** For doors that answer "no" without a reason (SSH): the principal, or undefined. */
+    tryResolve(ref: PrincipalRef, scope: PrincipalScope = {}): Principal | undefined {
+      try {
+        return resolve(ref, scope);
+      } catch (error) {
+        if (error instanceof GatehouseError) return undefined;
+        throw error;
+      }
+    },
+  };
+}
