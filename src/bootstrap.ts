@@ -3,7 +3,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RequestContext } from './auth/principal.js';
-import { keys } from './auth/records.js';
+import { keys, prefixes } from './auth/records.js';
 import { hashSecret } from './lib/secrets.js';
 import type { Services } from './services.js';
 
@@ -21,7 +21,7 @@ export async function bootstrapAdmin(
 ): Promise<BootstrapResult> {
   const { users, state } = services;
   let admin = users.findByName('admin');
-  const firstStart = state.list('users/').length === 0;
+  const firstStart = state.list(prefixes.users).length === 0;
   if (firstStart) admin = await users.create(SYSTEM, { name: 'admin', roles: ['admin'] });
 
   if (opts.bootstrapKey !== undefined) {

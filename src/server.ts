@@ -4,6 +4,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import pino from 'pino';
 import { buildApi } from './api/build-api.js';
+import { buildMetricsServer } from './api/metrics-server.js';
 import type { RegisteredRoute } from './api/route-config.js';
 import { startAuditRetention } from './audit/retention.js';
 import { holdInstanceLease } from './backend/instance-lease.js';
@@ -14,7 +15,6 @@ import { type Clock, systemClock } from './lib/clock.js';
 import { parseDuration } from './lib/duration.js';
 import { instrumentAuditStore } from './observability/audit-metrics.js';
 import { createMetrics, type Metrics } from './observability/metrics.js';
-import { buildMetricsServer } from './observability/metrics-server.js';
 import { loadOrCreateHostKey } from './proxy/ssh/host-key.js';
 import { createSshProxy, type SshProxy } from './proxy/ssh/ssh-proxy.js';
 import { createServices, type Services } from './services.js';
@@ -175,7 +175,7 @@ export async function startGatehouse(
       }
       recordingsStarted = true;
       // A crash left these sessions' recordings open, so their records still say `active`: end them.
-      await services.sessions
+      await services.sessionRegistry
         .endOrphaned(recovered, 'proxy restarted')
         .catch((err) => logger.warn({ err }, 'cannot end the sessions a crash left active'));
       sshProxy = createSshProxy({
@@ -187,7 +187,7 @@ export async function startGatehouse(
         upstreamKey: (id) => services.resources.upstreamKey(id),
         issueCertificate: (o) => services.userCa.issue({ ...o, ttlSeconds: 300 }).privateKey,
         checkHostKey: (id, key) => services.resources.pinHostKey(id, key),
-        sessions: services.sessions,
+        sessions: services.sessionRegistry,
         recordings: services.recordings,
         audit: services.audit,
         clock,

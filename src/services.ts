@@ -3,13 +3,8 @@
 
 import { resolve } from 'node:path';
 import { type AgentBasics, type AgentServices, createAgentBasics, createAgentServices } from './agents/wiring.js';
-import { type AuditReadService, createAuditReadService } from './api/audit/audit.service.js';
-import { createResourceService, type ResourceService } from './api/resources/resources.service.js';
-import { createRoleService, type RoleService } from './api/roles/roles.service.js';
-import { createSshKeyService, type SshKeyService } from './api/ssh-keys/ssh-keys.service.js';
-import { createUserService, type UserService } from './api/users/users.service.js';
-import { createWebhookService, type WebhookService } from './api/webhooks/webhooks.service.js';
 import { type AuditLog, createAuditLog } from './audit/audit-log.js';
+import { type AuditReadService, createAuditReadService } from './audit/audit-read.js';
 import type { AuditStore } from './audit/types.js';
 import { type Covering, createCovering } from './auth/covering.js';
 import { recordDelegationTrail } from './auth/delegation-trail.js';
@@ -30,10 +25,16 @@ import { createSshAccess, type SshAccess } from './proxy/ssh/access.js';
 import type { UserCa } from './proxy/ssh/user-ca.js';
 import { ensureUserCa } from './proxy/ssh/user-ca-store.js';
 import { createRecordingService, type RecordingService } from './recordings/recording-service.js';
-import { createSessionManager, type SessionManager } from './sessions/session-manager.js';
+import { createResourceService, type ResourceService } from './resources/resource-service.js';
+import { createRoleService, type RoleService } from './roles/role-service.js';
+import { createSessionRegistry, type SessionRegistry } from './sessions/session-registry.js';
+import { createSessionService, type SessionService } from './sessions/session-service.js';
 import { createTicketService, type TicketService } from './sessions/tickets.js';
+import { createSshKeyService, type SshKeyService } from './ssh-keys/ssh-key-service.js';
+import { createUserService, type UserService } from './users/user-service.js';
 import { createWebhookDispatcher, dispatcherOptionsFrom, type WebhookDispatcher } from './webhooks/dispatcher.js';
 import { createSecretBox, webhookSecretKeyPath } from './webhooks/secret-box.js';
+import { createWebhookService, type WebhookService } from './webhooks/webhook-service.js';
 
 export interface Services extends AgentServices, AgentBasics {
   state: StateStore;
@@ -52,7 +53,10 @@ export interface Services extends AgentServices, AgentBasics {
   /** Not running until start() (the server starts it; scripts that only build services do not). */
   webhookDispatcher: WebhookDispatcher;
   auditRead: AuditReadService;
-  sessions: SessionManager;
+  /** Session records and the live sessions this process holds (the proxy's side). */
+  sessionRegistry: SessionRegistry;
+  /** Sessions as the API sees them: visibility, termination, tickets, recordings. */
+  sessions: SessionService;
   tickets: TicketService;
   sshAccess: SshAccess;
   /** Signs short-lived user certificates for upstream logins (targets trust GET /v1/auth/ssh-ca). */
@@ -155,12 +159,22 @@ export async function createServices(deps: {
     clock,
     options: dispatcherOptionsFrom(config.webhooks),
   });
-  const sessions = createSessionManager({ state, audit, clock });
+  const sessionRegistry = createSessionRegistry({ state, audit, clock });
   let sshEndpoint: { host: string; port: number } | undefined;
   const recordings = createRecordingService({
     config,
     record: (event) => audit.record(event),
     clock,
+  });
+  const tickets = createTicketService({ state, clock });
+  const sshAccess = createSshAccess({ state, pipeline });
+  const sessions = createSessionService({
+    state,
+    audit,
+    sessions: sessionRegistry,
+    recordings,
+    tickets,
+    sshAccess,
   });
   await roles.ensureBuiltins();
   await backfillFoldedNames(state, deps.warn ?? (() => {}));
@@ -180,9 +194,10 @@ export async function createServices(deps: {
     webhooks,
     webhookDispatcher,
     auditRead: createAuditReadService({ audit }),
+    sessionRegistry,
     sessions,
-    tickets: createTicketService({ state, clock }),
-    sshAccess: createSshAccess({ state, pipeline }),
+    tickets,
+    sshAccess,
     userCa: await ensureUserCa({ state, box, clock }),
     recordings,
     sshEndpoint: () => sshEndpoint,
@@ -193,7 +208,7 @@ export async function createServices(deps: {
     ...(deps.metrics ? { metrics: deps.metrics } : {}),
     close: () => {
       agentBasics.usage.stop();
-      sessions.close();
+      sessionRegistry.close();
       cache.close();
     },
   };

@@ -1,10 +1,10 @@
 // Opens the two stores config names — the state backend and the audit store — the one way both
 // `gatehouse start` and the offline commands (`gatehouse admin reset`) do.
 import { existsSync } from 'node:fs';
-import { isAbsolute, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { openAuditStore } from './audit/open.js';
 import type { AuditStore } from './audit/types.js';
-import { openSqliteBackend } from './backend/sqlite.js';
+import { openBackend, sqliteBackendPath } from './backend/open.js';
 import type { Backend } from './backend/types.js';
 import { ConfigError } from './config/load.js';
 import type { Config } from './config/schema.js';
@@ -17,18 +17,6 @@ export class StartupError extends Error {
   }
 }
 
-function storePath(key: string, url: string | undefined, fallback: string): string {
-  if (url === undefined) return fallback;
-  if (url.startsWith('sqlite://')) {
-    const path = url.slice('sqlite://'.length);
-    if (path) return isAbsolute(path) ? path : resolve(path);
-  }
-  const scheme = url.split(':')[0];
-  throw new ConfigError(
-    `config key ${key}: ${scheme}:// stores are not available in this release; use sqlite://<path> (the default)`,
-  );
-}
-
 /**
  * Opens the state backend, then the audit store (closing the backend if that fails). With
  * mustExist, a state store that is not there yet is an error instead of being created empty.
@@ -38,13 +26,13 @@ export async function openStores(
   dataDir: string,
   opts: { mustExist?: boolean } = {},
 ): Promise<{ backend: Backend; auditStore: AuditStore }> {
-  const statePath = storePath('backend_url', config.backend_url, resolve(dataDir, 'state.db'));
+  const statePath = sqliteBackendPath(config.backend_url, dataDir);
   if (opts.mustExist && !existsSync(statePath)) {
     throw new StartupError(
       `no state store at ${statePath}; check --config, GATEHOUSE_DATA_DIR or GATEHOUSE_BACKEND_URL (gatehouse start creates it)`,
     );
   }
-  const backend = openSqliteBackend({ path: statePath, synchronous: config.sqlite.synchronous });
+  const backend = openBackend(config.backend_url, { dataDir, synchronous: config.sqlite.synchronous });
   try {
     const auditStore = await openAuditStore(config.audit_url, {
       sqlitePath: resolve(dataDir, 'audit.db'),

@@ -173,7 +173,10 @@ function resolveMarkers(text: string, inPath?: FuzzRoute): string {
     .replace(/@pool:(\d+)(?::([A-Za-z0-9_]+))?/g, (_, n: string, param?: string) => {
       const pattern = param ? inPath?.paramSchemas[param]?.pattern : undefined;
       const fitting = pattern ? pool.ids.filter((id) => new RegExp(pattern).test(id)) : pool.ids;
-      const id = fromPool(fitting, Number(n), 'user_0000000000000000000000000z');
+      // With nothing harvested yet that fits, a well-formed id of the kind the pattern names (an agent
+      // path once got a user id here, and a 400 where the test expects the body to be judged).
+      const kind = pattern ? /^\^([a-z]+_)\[0-9a-z\]\{26\}\$$/.exec(pattern)?.[1] : undefined;
+      const id = fromPool(fitting, Number(n), `${kind ?? 'user_'}0000000000000000000000000z`);
       return inPath ? pctEncodePath(id) : id;
     })
     .replace(/@secret:(\d+)/g, (_, n) => fromPool(pool.secrets, Number(n), 'ghk_none'));

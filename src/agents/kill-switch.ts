@@ -4,9 +4,8 @@
 // instance sees the write through the backend watch, and authentication reads only that cache, so
 // the next request with any of its tokens fails, everywhere.
 
-import { type SshKeyRecord, sshKeyDeleteOps, sshKeyRemovalOps } from '../api/ssh-keys/ssh-keys.service.js';
 import type { AgentRecord, ApiKeyRecord, CredentialRecord, DelegationGrant } from '../auth/records.js';
-import { keys } from '../auth/records.js';
+import { keys, prefixes } from '../auth/records.js';
 import type { TokenIndex } from '../auth/token-index.js';
 import { tokenRevocationOps } from '../auth/token-revocation.js';
 import { heldFoldedKey } from '../auth/unique-names.js';
@@ -14,6 +13,8 @@ import type { CachedItem } from '../backend/cache.js';
 import type { StateStore } from '../backend/state.js';
 import type { Condition, Operation } from '../backend/types.js';
 import { isoTime } from '../lib/clock.js';
+import { sessionTerminationOps } from '../sessions/session-registry.js';
+import { type SshKeyRecord, sshKeyDeleteOps, sshKeyRemovalOps } from '../ssh-keys/ssh-key-service.js';
 
 export type KillAction = 'suspended' | 'revoked' | 'deleted';
 
@@ -34,13 +35,6 @@ export interface KillPlan {
   deletedApiKeys: number;
   endedSessions: string[];
   issuedForOthers: IssuedForOthers;
-}
-
-interface SessionLike {
-  id: string;
-  status: string;
-  principal: { kind: string; id: string };
-  ended_at?: string | null;
 }
 
 const REASON: Record<KillAction, string> = {
@@ -67,18 +61,18 @@ export function createKillSwitch(deps: {
     const tokenKeys = new Set<string>();
     const made = (c: { created_by?: { id?: string } }) => c.created_by?.id === agentId;
     const apiKeys = state
-      .list<ApiKeyRecord>('apikeys/')
+      .list<ApiKeyRecord>(prefixes.apiKeys)
       .filter((k) => made(k.value) && k.value.principal.id !== agentId);
     for (const k of apiKeys) {
       operations.push({ type: 'delete', key: k.key }, { type: 'delete', key: keys.apiKeyHash(k.value.hash) });
       for (const t of deps.tokenIndex.ofApiKey(k.value.id)) tokenKeys.add(t);
     }
     const sshKeys = state
-      .list<SshKeyRecord>('sshkeys/')
+      .list<SshKeyRecord>(prefixes.sshKeys)
       .filter((k) => made(k.value) && k.value.principal.id !== agentId);
     for (const k of sshKeys) operations.push(...sshKeyDeleteOps(k));
     const credentials = state
-      .list<CredentialRecord>('credentials/')
+      .list<CredentialRecord>(prefixes.credentials)
       .filter(
         (c) =>
           made(c.value) &&
@@ -137,7 +131,7 @@ export function createKillSwitch(deps: {
     const tokenOps = tokenRevocationOps(state, deps.tokenIndex.ofPrincipal(a.id), now, reason);
     operations.push(...tokenOps);
 
-    const apiKeys = state.list<ApiKeyRecord>('apikeys/').filter((k) => k.value.principal.id === a.id);
+    const apiKeys = state.list<ApiKeyRecord>(prefixes.apiKeys).filter((k) => k.value.principal.id === a.id);
     for (const k of apiKeys) {
       operations.push({ type: 'delete', key: k.key }, { type: 'delete', key: keys.apiKeyHash(k.value.hash) });
     }
@@ -172,13 +166,8 @@ export function createKillSwitch(deps: {
       operations.push(...sshKeyRemovalOps(state, a.id));
     }
 
-    const endedSessions: string[] = [];
-    for (const s of state.list<SessionLike>('sessions/')) {
-      if (s.value.status !== 'active' || s.value.principal?.id !== a.id) continue;
-      endedSessions.push(s.value.id);
-      const ended = { ...s.value, status: 'terminated', ended_at: isoTime(now), end_reason: REASON[action] };
-      operations.push({ type: 'put', key: s.key, value: JSON.stringify(ended) });
-    }
+    const { ids: endedSessions, operations: sessionOps } = sessionTerminationOps(state, a.id, now, REASON[action]);
+    operations.push(...sessionOps);
 
     const issued = takeBackIssued(a.id, now, `issuer_${reason}`);
     operations.push(...issued.operations);

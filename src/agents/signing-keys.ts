@@ -8,7 +8,7 @@
 // create a key are settled by the backend: the first insert wins, the others use it.
 import { generateKeyPairSync } from 'node:crypto';
 import { type CryptoKey, calculateJwkThumbprint, importPKCS8, type JWTPayload, SignJWT } from 'jose';
-import { keys, type SigningKeyRecord } from '../auth/records.js';
+import { keys, prefixes, type SigningKeyRecord } from '../auth/records.js';
 import type { StateStore } from '../backend/state.js';
 import { BackendError } from '../backend/types.js';
 import { type Clock, isoTime } from '../lib/clock.js';
@@ -121,7 +121,7 @@ export function createSigningKeys(deps: {
       const now = clock();
       return {
         keys: state
-          .list<SigningKeyRecord>('jwks/')
+          .list<SigningKeyRecord>(prefixes.jwks)
           .map((i) => i.value)
           .filter((k) => k.published_until > now)
           .sort((a, b) => b.generation - a.generation)
@@ -131,8 +131,9 @@ export function createSigningKeys(deps: {
 
     /** The key that signed a JWT, while it is published (for introspection). */
     publicKeyOf(kid: string): SigningKeyRecord | undefined {
-      return state.list<SigningKeyRecord>('jwks/').find((i) => i.value.kid === kid && i.value.published_until > clock())
-        ?.value;
+      return state
+        .list<SigningKeyRecord>(prefixes.jwks)
+        .find((i) => i.value.kid === kid && i.value.published_until > clock())?.value;
     },
   };
 }

@@ -1,8 +1,6 @@
 // Wires the agent services (lifecycle, credentials, delegation, JWT keys, limits) for services.ts,
 // in two steps: what token and user services need first, then the rest over them.
-import { type AgentService, createAgentService } from '../api/agents/agents.service.js';
-import { type CredentialService, createCredentialService } from '../api/agents/credentials.service.js';
-import { createDelegationService, type DelegationService } from '../api/agents/delegations.service.js';
+
 import type { AuditLog } from '../audit/audit-log.js';
 import type { Covering } from '../auth/covering.js';
 import type { PolicyResolver } from '../auth/policy-resolver.js';
@@ -14,7 +12,10 @@ import type { Config } from '../config/schema.js';
 import type { Clock } from '../lib/clock.js';
 import { parseDuration } from '../lib/duration.js';
 import type { SecretBox } from '../webhooks/secret-box.js';
+import { type AgentService, createAgentService } from './agent-service.js';
 import { createCredentialIssuer } from './credential-issuer.js';
+import { type CredentialService, createCredentialService } from './credential-service.js';
+import { createDelegationService, type DelegationService } from './delegation-service.js';
 import { createTokenIntrospection, type TokenIntrospection } from './introspection.js';
 import { createKillSwitch, type KillSwitch } from './kill-switch.js';
 import { type AgentLimits, createAgentLimits } from './rate-limits.js';

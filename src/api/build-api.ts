@@ -3,21 +3,23 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, LogController } from 'fastify';
 import { GatehouseError } from '../lib/errors.js';
-import { installRequestMetrics } from '../observability/http-metrics.js';
 import type { Metrics } from '../observability/metrics.js';
+import { webConsoleRoutes } from '../proxy/web/console.routes.js';
+import { cookieAuthenticationHook } from '../proxy/web/session-cookie.js';
 import type { Services } from '../services.js';
-import { installAgentRateLimit } from './agents/agent-limits.js';
 import { agentRoutes, jwksRoute } from './agents/agents.routes.js';
 import type { App } from './app-types.js';
 import { auditRoutes } from './audit/audit.routes.js';
 import { healthRoutes, pingRoute } from './health/health.routes.js';
 import { registerDocsPage, registerOpenApi } from './openapi.js';
+import { installAgentRateLimit } from './plugins/agent-rate-limit.js';
 import {
   answerUnmetExpectations,
   clientErrorHandler,
   frameworkErrorHandler,
   installErrorHandler,
 } from './plugins/error-handler.js';
+import { installRequestMetrics } from './plugins/request-metrics.js';
 import { installRouteTable } from './plugins/route-table.js';
 import { installSecurity } from './plugins/security.js';
 import { resourceRoutes } from './resources/resources.routes.js';
@@ -97,6 +99,8 @@ export async function buildApi(services: Services, opts: ApiOptions): Promise<{ 
   installRouteTable(app, routes);
   await registerOpenApi(app, opts.version);
 
+  // The console's session cookie stands in for the Authorization header (src/proxy/web/session-cookie.ts).
+  if (opts.listener === 'web') app.addHook('onRequest', cookieAuthenticationHook);
   await app.register(async (api) => {
     const scoped = api as unknown as App;
     installSecurity(scoped, { tokens: services.tokens, audit: services.audit });
@@ -109,11 +113,14 @@ export async function buildApi(services: Services, opts: ApiOptions): Promise<{ 
     sshKeyRoutes(scoped, services);
     jwksRoute(scoped, services);
     webhookRoutes(scoped, services);
-    sessionRoutes(scoped, services);
+    sessionRoutes(scoped, { sessionService: services.sessions, sshEndpoint: services.sshEndpoint });
     sshCaRoutes(scoped, services);
     auditRoutes(scoped, services);
     if (opts.listener === 'auth') healthRoutes(scoped, { checks: services.readiness });
-    else pingRoute(scoped, opts);
+    else {
+      pingRoute(scoped, opts);
+      webConsoleRoutes(scoped, { tokens: services.tokens });
+    }
     scoped.get('/v1/openapi.json', { config: { permission: 'public' }, schema: { hide: true } }, async () =>
       app.swagger(),
     );

@@ -1,37 +1,7 @@
-// Shapes shared by every domain: problems, pagination, labels, timestamps.
+// HTTP shapes shared by every route: problems, pagination, list queries and responses. The data
+// shapes every domain shares (names, labels, timestamps) are in lib/shapes.ts.
 import { type TObject, type TProperties, Type } from '@sinclair/typebox';
-
-export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601, UTC' });
-
-export const Name = Type.String({
-  minLength: 1,
-  maxLength: 64,
-  pattern: '^[A-Za-z0-9][A-Za-z0-9._@-]*$',
-  description: 'Letters, digits and . _ @ -, starting with a letter or digit',
-});
-
-export const Description = Type.String({ maxLength: 1024 });
-
-/** Who created a credential; null on ones created before creators were recorded. */
-export const CreatedBy = Type.Union(
-  [
-    Type.Object(
-      {
-        kind: Type.String({ description: 'user | agent | system' }),
-        id: Type.Optional(Type.String()),
-      },
-      { additionalProperties: false },
-    ),
-    Type.Null(),
-  ],
-  { description: 'Who created it: a user, an agent, or Gatehouse itself (system)' },
-);
-
-export const Labels = Type.Record(
-  Type.String({ minLength: 1, maxLength: 63, pattern: '^[A-Za-z0-9][A-Za-z0-9._/-]*$' }),
-  Type.String({ maxLength: 255 }),
-  { maxProperties: 64, description: 'Free-form key/value labels that RBAC selectors match' },
-);
+import { Timestamp } from '../lib/shapes.js';
 
 export const Problem = Type.Object(
   {
@@ -75,49 +45,11 @@ export function listResponse<K extends string, T extends TObject>(name: K, item:
   });
 }
 
-export const NoQuery = Type.Object({}, { additionalProperties: false });
-
-export function idParams(pattern: string, description: string) {
-  return Type.Object({ id: Type.String({ pattern, maxLength: 80, description }) }, { additionalProperties: false });
-}
-
-/**
- * A page of cached records, in key order. Without a filter only the page's records are touched, so
- * listing stays cheap however many records exist; with one, the filter runs over all of them.
- */
-export function pageOfRecords<T>(
-  items: readonly { value: T }[],
-  q: { page: number; per_page: number },
-  keep?: (value: T) => boolean,
-) {
-  if (keep) return page(items.map((i) => i.value).filter(keep), q);
-  const start = (q.page - 1) * q.per_page;
-  return {
-    items: items.slice(start, start + q.per_page).map((i) => i.value),
-    pagination: { total: items.length, page: q.page, per_page: q.per_page },
-  };
-}
-
-export function page<T>(items: readonly T[], q: { page: number; per_page: number }) {
-  const start = (q.page - 1) * q.per_page;
-  return {
-    items: items.slice(start, start + q.per_page),
-    pagination: { total: items.length, page: q.page, per_page: q.per_page },
-  };
-}
-
 /** `env=dev` style label filters from a query string. */
 export const LabelFilter = Type.Array(Type.String({ maxLength: 320, pattern: '^[^=]+=.*$' }), {
   maxItems: 16,
   description: 'key=value; repeat to require several labels',
 });
-
-export function parseLabelFilter(filters: readonly string[] | undefined): Array<[string, string]> {
-  return (filters ?? []).map((f) => {
-    const i = f.indexOf('=');
-    return [f.slice(0, i), f.slice(i + 1)];
-  });
-}
 
 /** A route's responses: the given successes plus problem+json for client and server errors. */
 export function responses<R extends Record<number, unknown>>(ok: R) {

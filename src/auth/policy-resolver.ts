@@ -3,7 +3,7 @@
 import type { StateStore } from '../backend/state.js';
 import { compilePolicy, intersectPolicies, type Policy } from '../rbac/policy.js';
 import type { RoleSpec } from '../rbac/types.js';
-import { type AgentRecord, keys, type RoleRecord, type UserRecord } from './records.js';
+import { type AgentRecord, keys, prefixes, type RoleRecord, type UserRecord } from './records.js';
 
 const DENY_ALL = compilePolicy([]);
 
@@ -12,7 +12,7 @@ export type PolicyResolver = ReturnType<typeof createPolicyResolver>;
 export function createPolicyResolver(state: StateStore) {
   const memo = new Map<string, Policy>();
   state.cache.onChange((key) => {
-    if (key.startsWith('roles/')) memo.clear();
+    if (key.startsWith(prefixes.roles)) memo.clear();
   });
 
   function roleByName(name: string): RoleSpec | undefined {

@@ -150,6 +150,21 @@ export interface TokenRecord {
  */
 export const foldName = (name: string): string => name.normalize('NFC').toLowerCase();
 
+/** Where each kind of record lives: list a kind by its prefix, never by a string written elsewhere. */
+export const prefixes = {
+  users: 'users/',
+  agents: 'agents/',
+  roles: 'roles/',
+  resources: 'resources/',
+  apiKeys: 'apikeys/',
+  sshKeys: 'sshkeys/',
+  sessions: 'sessions/',
+  credentials: 'credentials/',
+  delegations: 'delegations/',
+  tokens: 'tokens/',
+  jwks: 'jwks/',
+} as const;
+
 export const keys = {
   user: (id: string) => `users/${id}`,
   /** Exact name → record: lookups by name. */

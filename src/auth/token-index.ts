@@ -1,7 +1,7 @@
 // Which tokens belong to whom: kept from the cache's change feed, so revoking every token of a
 // principal, an API key or a family touches only those tokens.
 import type { StateStore } from '../backend/state.js';
-import type { TokenRecord } from './records.js';
+import { prefixes, type TokenRecord } from './records.js';
 
 export type TokenIndex = ReturnType<typeof createTokenIndex>;
 
@@ -36,9 +36,9 @@ export function createTokenIndex(state: StateStore) {
     }
   }
 
-  for (const item of state.list<TokenRecord>('tokens/')) add(item.key, item.value);
+  for (const item of state.list<TokenRecord>(prefixes.tokens)) add(item.key, item.value);
   state.cache.onChange((key, item) => {
-    if (!key.startsWith('tokens/')) return;
+    if (!key.startsWith(prefixes.tokens)) return;
     if (item) add(key, item.value as TokenRecord);
     else remove(key);
   });

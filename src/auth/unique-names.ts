@@ -6,7 +6,7 @@ import type { CachedItem } from '../backend/cache.js';
 import type { StateStore } from '../backend/state.js';
 import { BackendError, type Condition, type Operation } from '../backend/types.js';
 import { webhookKeys } from '../webhooks/records.js';
-import { keys } from './records.js';
+import { keys, prefixes } from './records.js';
 
 type Ref = { ref: string };
 
@@ -64,10 +64,10 @@ interface Named {
 }
 
 const FOLDED: ReadonlyArray<{ what: string; prefix: string; key: (r: Named) => string }> = [
-  { what: 'users', prefix: 'users/', key: (r) => keys.userFoldedName(r.name) },
-  { what: 'roles', prefix: 'roles/', key: (r) => keys.roleFoldedName(r.name) },
-  { what: 'agents', prefix: 'agents/', key: (r) => keys.agentFoldedName(r.name) },
-  { what: 'resources', prefix: 'resources/', key: (r) => keys.resourceFoldedName(r.kind ?? '', r.name) },
+  { what: 'users', prefix: prefixes.users, key: (r) => keys.userFoldedName(r.name) },
+  { what: 'roles', prefix: prefixes.roles, key: (r) => keys.roleFoldedName(r.name) },
+  { what: 'agents', prefix: prefixes.agents, key: (r) => keys.agentFoldedName(r.name) },
+  { what: 'resources', prefix: prefixes.resources, key: (r) => keys.resourceFoldedName(r.kind ?? '', r.name) },
   { what: 'webhooks', prefix: webhookKeys.webhooks, key: (r) => webhookKeys.foldedName(r.name) },
 ];
 

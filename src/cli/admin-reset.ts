@@ -5,11 +5,11 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Value } from '@sinclair/typebox/value';
 import { resetAdmin } from '../admin-reset.js';
-import { Name } from '../api/schemas.js';
 import { type InstanceHolder, runningInstances } from '../backend/instance-lease.js';
 import { ConfigError, loadConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { systemClock } from '../lib/clock.js';
+import { Name } from '../lib/shapes.js';
 import { createServices } from '../services.js';
 import { openStores } from '../stores.js';
 

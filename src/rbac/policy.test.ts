@@ -73,3 +73,24 @@ test('an intersection allows only what both allow', () => {
   assert.equal(both.can('users', 'list').allowed, false);
   assert.equal(both.canSee({ kind: 'server', labels: {} }), false);
 });
+
+test('db users, db names and kube groups: globs, traits, deny wins, intersections narrow', () => {
+  const db: RoleSpec = {
+    name: 'db',
+    allow: { db_users: ['app_*', '{{traits.db_users}}'], db_names: ['orders'], kube_groups: ['viewers'] },
+    deny: { db_users: ['app_admin'] },
+  };
+  const p = compilePolicy([db], { db_users: ['alice'] });
+  assert.equal(p.allows('db_users', 'app_reader'), true);
+  assert.equal(p.allows('db_users', 'alice'), true, 'from the trait');
+  assert.equal(p.allows('db_users', 'app_admin'), false, 'deny wins');
+  assert.equal(p.allows('db_users', 'postgres'), false);
+  assert.equal(p.allows('db_names', 'orders'), true);
+  assert.equal(p.allows('db_names', 'billing'), false);
+  assert.deepEqual(p.allowed('kube_groups'), ['viewers']);
+  const narrow = compilePolicy([{ name: 'n', allow: { db_users: ['app_reader'] } }]);
+  const both = intersectPolicies(p, narrow);
+  assert.equal(both.allows('db_users', 'app_reader'), true);
+  assert.equal(both.allows('db_users', 'app_writer'), false, 'the other side lacks it');
+  assert.equal(compilePolicy([builtin('admin')]).allows('db_users', 'anyone'), true);
+});

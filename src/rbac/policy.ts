@@ -12,10 +12,20 @@ export interface SessionOptions {
   portForwarding: boolean;
 }
 
+/** The "as whom" lists of a role (DESIGN.md §4): values may use `*` globs and trait templates. */
+export type PrincipalField = 'logins' | 'db_users' | 'db_names' | 'kube_groups';
+
 export interface Policy {
   can(resource: string, verb: Verb): Decision;
   canSee(resource: LabeledResource): boolean;
   logins(): string[];
+  /**
+   * Whether `value` may be used as a login, database user, database name or Kubernetes group: some
+   * allowed pattern matches it and no denied one does. Every proxy asks this, never its own copy.
+   */
+  allows(field: PrincipalField, value: string): boolean;
+  /** The allowed patterns of a field, for messages and kubeconfig groups (denied ones removed). */
+  allowed(field: PrincipalField): string[];
   options(): SessionOptions;
 }
 
@@ -84,6 +94,18 @@ function expandTraits(values: string[], traits: Traits): string[] {
 export function compilePolicy(roles: readonly RoleSpec[], traits: Traits = {}): Policy {
   const decisions = new Map<string, Decision>();
   let options: SessionOptions | undefined;
+  const listCache = new Map<PrincipalField, { allow: string[]; deny: string[] }>();
+  const lists = (field: PrincipalField) => {
+    let l = listCache.get(field);
+    if (!l) {
+      l = {
+        allow: roles.flatMap((r) => expandTraits(r.allow[field] ?? [], traits)),
+        deny: roles.flatMap((r) => expandTraits(r.deny?.[field] ?? [], traits)),
+      };
+      listCache.set(field, l);
+    }
+    return l;
+  };
   return {
     can(resource, verb) {
       const cacheKey = `${resource}:${verb}`;
@@ -108,6 +130,14 @@ export function compilePolicy(roles: readonly RoleSpec[], traits: Traits = {}): 
       const allowed = new Set(roles.flatMap((r) => expandTraits(r.allow.logins ?? [], traits)));
       return [...allowed].filter((l) => !denied.has(l)).sort();
     },
+    allows(field, value) {
+      const { allow, deny } = lists(field);
+      return allow.some((p) => globMatch(p, value)) && !deny.some((p) => globMatch(p, value));
+    },
+    allowed(field) {
+      const { allow, deny } = lists(field);
+      return [...new Set(allow)].filter((p) => !deny.includes(p)).sort();
+    },
     options() {
       options ??= combineOptions(roles.map((r) => r.options));
       return options;
@@ -129,6 +159,9 @@ export function intersectPolicies(a: Policy, b: Policy): Policy {
       const other = new Set(b.logins());
       return a.logins().filter((l) => other.has(l));
     },
+    allows: (field, value) => a.allows(field, value) && b.allows(field, value),
+    // Patterns of one side that the other allows as written (exact values; globs need both sides).
+    allowed: (field) => a.allowed(field).filter((p) => b.allows(field, p) || b.allowed(field).includes(p)),
     options() {
       const x = a.options();
       const y = b.options();

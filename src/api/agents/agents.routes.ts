@@ -1,3 +1,6 @@
+import type { AgentService } from '../../agents/agent-service.js';
+import type { CredentialService } from '../../agents/credential-service.js';
+import type { DelegationService } from '../../agents/delegation-service.js';
 import type { TokenIntrospection } from '../../agents/introspection.js';
 import type { SigningKeys } from '../../agents/signing-keys.js';
 import type { App } from '../app-types.js';
@@ -27,9 +30,6 @@ import {
   UpdateAgent,
   UpdatedAgent,
 } from './agents.schema.js';
-import type { AgentService } from './agents.service.js';
-import type { CredentialService } from './credentials.service.js';
-import type { DelegationService } from './delegations.service.js';
 
 const tags = ['agents'];
 

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { idPattern } from '../../lib/ids.js';
-import { CreatedBy, Description, LabelFilter, Labels, listQuery, listResponse, Name, Timestamp } from '../schemas.js';
+import { CreatedBy, Description, Labels, Name, Timestamp } from '../../lib/shapes.js';
+import { LabelFilter, listQuery, listResponse } from '../schemas.js';
 
 export const AgentStatus = Type.Union([Type.Literal('active'), Type.Literal('suspended'), Type.Literal('revoked')], {
   description: 'active ⇄ suspended (reversible); revoked is terminal',

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { PageQueryProperties, Timestamp } from '../schemas.js';
+import { Timestamp } from '../../lib/shapes.js';
+import { PageQueryProperties } from '../schemas.js';
 
 const ActorKind = Type.Union([
   Type.Literal('user'),

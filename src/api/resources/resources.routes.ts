@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
+import { type ProtectedKind, type ResourceService, toResourceResponse } from '../../resources/resource-service.js';
 import type { App } from '../app-types.js';
 import { authenticatedContext } from '../request-context.js';
 import { responses } from '../schemas.js';
@@ -15,7 +16,6 @@ import {
   ServerList,
   ServerParams,
 } from './resources.schema.js';
-import { type ProtectedKind, type ResourceService, toResourceResponse } from './resources.service.js';
 
 const tags = ['resources'];
 const LIST = { permission: { resource: 'resources', verb: 'list' } } as const;

@@ -1,9 +1,9 @@
 import { Type } from '@sinclair/typebox';
+import { type RoleService, toRoleResponse } from '../../roles/role-service.js';
 import type { App } from '../app-types.js';
 import { authenticatedContext } from '../request-context.js';
 import { responses } from '../schemas.js';
 import { Role, RoleInput, RoleList, RoleParams, RoleQuery } from './roles.schema.js';
-import { type RoleService, toRoleResponse } from './roles.service.js';
 
 const tags = ['roles'];
 

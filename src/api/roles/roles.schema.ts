@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
+import { Description, Name, Timestamp } from '../../lib/shapes.js';
 import { API_RESOURCES, RESOURCE_KINDS, VERBS } from '../../rbac/types.js';
-import { Description, listQuery, listResponse, Name, Timestamp } from '../schemas.js';
+import { listQuery, listResponse } from '../schemas.js';
 
 /** A string enum typed as its union (validated by `enum`, so the type is sound). */
 const oneOf = <T extends string>(values: readonly T[]) =>

@@ -3,6 +3,7 @@
 import { Type } from '@sinclair/typebox';
 import type { PrincipalKind } from '../../auth/records.js';
 import { idPattern } from '../../lib/ids.js';
+import type { SshKeyService } from '../../ssh-keys/ssh-key-service.js';
 import type { App } from '../app-types.js';
 import { authenticatedContext } from '../request-context.js';
 import { responses } from '../schemas.js';
@@ -14,7 +15,6 @@ import {
   SshKeyQuery,
   UserSshKeyParams,
 } from './ssh-keys.schema.js';
-import type { SshKeyService } from './ssh-keys.service.js';
 
 const COLLECTION = { user: 'users', agent: 'agents' } as const;
 

@@ -1,12 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import { idPattern } from '../../lib/ids.js';
-import { CreatedBy, listQuery, listResponse, Timestamp } from '../schemas.js';
-import { SSH_KEY_TYPES } from './ssh-public-key.js';
+import { CreatedBy, publicKeyLine, Timestamp } from '../../lib/shapes.js';
+import { SSH_KEY_TYPES } from '../../ssh-keys/ssh-public-key.js';
+import { listQuery, listResponse } from '../schemas.js';
 
 export const SshKeyId = Type.String({ pattern: idPattern('sshKey'), maxLength: 40, description: 'sshkey_…' });
-
-/** An OpenSSH public key line; RSA 16384 is under 3 KB, so 8 KB leaves room for a long comment. */
-export const publicKeyLine = (description: string) => Type.String({ minLength: 1, maxLength: 8192, description });
 
 export const CreateSshKey = Type.Object(
   {

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { toUserResponse, type UserService } from '../../users/user-service.js';
 import type { App } from '../app-types.js';
 import { authenticatedContext } from '../request-context.js';
 import { responses } from '../schemas.js';
@@ -13,7 +14,6 @@ import {
   UserList,
   UserQuery,
 } from './users.schema.js';
-import { toUserResponse, type UserService } from './users.service.js';
 
 const IdParams = Type.Object({ id: UserId }, { additionalProperties: false });
 const tags = ['users'];

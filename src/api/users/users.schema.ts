@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { idPattern } from '../../lib/ids.js';
-import { CreatedBy, listQuery, listResponse, Name, Timestamp } from '../schemas.js';
+import { CreatedBy, Name, Timestamp } from '../../lib/shapes.js';
+import { listQuery, listResponse } from '../schemas.js';
 
 export const UserId = Type.String({ pattern: idPattern('user'), description: 'user_…' });
 

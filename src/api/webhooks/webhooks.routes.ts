@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { toDeliveryResponse, toWebhookResponse, type WebhookService } from '../../webhooks/webhook-service.js';
 import type { App } from '../app-types.js';
 import { authenticatedContext } from '../request-context.js';
 import { responses } from '../schemas.js';
@@ -12,7 +13,6 @@ import {
   WebhookParams,
   WebhookQuery,
 } from './webhooks.schema.js';
-import { toDeliveryResponse, toWebhookResponse, type WebhookService } from './webhooks.service.js';
 
 const tags = ['webhooks'];
 

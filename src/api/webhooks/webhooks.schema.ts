@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { idPattern } from '../../lib/ids.js';
-import { Description, listQuery, listResponse, Name, Timestamp } from '../schemas.js';
+import { Description, Name, Timestamp } from '../../lib/shapes.js';
+import { listQuery, listResponse } from '../schemas.js';
 
 export const WebhookId = Type.String({ pattern: idPattern('webhook'), description: 'whk_…' });
 export const WebhookParams = Type.Object({ id: WebhookId }, { additionalProperties: false });

@@ -13,7 +13,7 @@ import type { Metrics } from '../../observability/metrics.js';
 import type { SessionOptions } from '../../rbac/policy.js';
 import type { RecordingService } from '../../recordings/recording-service.js';
 import type { RecordResult, SessionRecording } from '../../recordings/spool.js';
-import type { SessionManager, SessionType } from '../../sessions/session-manager.js';
+import type { SessionRegistry, SessionType } from '../../sessions/session-registry.js';
 import type { ServerRef } from './access.js';
 import { watchSftp } from './sftp-metadata.js';
 
@@ -40,7 +40,7 @@ export interface SessionContext {
   login: string;
   options: SessionOptions;
   remoteAddr: string;
-  sessions: SessionManager;
+  sessions: SessionRegistry;
   recordings: RecordingService;
   audit: AuditLog;
   clock: Clock;

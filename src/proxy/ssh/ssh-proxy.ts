@@ -19,7 +19,7 @@ import type { TokenService } from '../../auth/token-service.js';
 import type { Clock } from '../../lib/clock.js';
 import type { Metrics } from '../../observability/metrics.js';
 import type { RecordingService } from '../../recordings/recording-service.js';
-import type { SessionManager } from '../../sessions/session-manager.js';
+import type { SessionRegistry } from '../../sessions/session-registry.js';
 import { TICKET_PREFIX, type TicketService } from '../../sessions/tickets.js';
 import { type AccessDecision, parseTarget, type SshAccess } from './access.js';
 import { CLIENT_LEG_CIPHERS } from './algorithms.js';
@@ -40,7 +40,7 @@ export interface SshProxyDeps {
   /** A short-lived certificate from the user CA for login (offered after the server's own key). */
   issueCertificate?(opts: { login: string; keyId: string; permitPortForwarding: boolean }): ParsedKey;
   checkHostKey(serverId: string, key: Buffer): Promise<'pinned' | 'match' | 'mismatch'>;
-  sessions: SessionManager;
+  sessions: SessionRegistry;
   recordings: RecordingService;
   audit: AuditLog;
   clock: Clock;

@@ -4,23 +4,23 @@
 // host key, registered with it or taken on the proxy's first connection.
 
 import type { Static } from '@sinclair/typebox';
-import type { AuditLog } from '../../audit/audit-log.js';
-import type { Covering } from '../../auth/covering.js';
-import { actorOf, eventContext, type Principal, type RequestContext } from '../../auth/principal.js';
-import { keys } from '../../auth/records.js';
-import { heldFoldedKey, nameConflicts } from '../../auth/unique-names.js';
-import type { StateStore } from '../../backend/state.js';
-import { BackendError, type Condition, type Operation } from '../../backend/types.js';
-import { type Clock, isoTime } from '../../lib/clock.js';
-import { invalidField, notFound } from '../../lib/errors.js';
-import { newId } from '../../lib/ids.js';
-import { generateEd25519 } from '../../lib/ssh-keygen.js';
-import { globMatch } from '../../rbac/policy.js';
-import type { SecretBox } from '../../webhooks/secret-box.js';
-import { translateConflicts } from '../conflicts.js';
-import { page, parseLabelFilter } from '../schemas.js';
+import type { AuditLog } from '../audit/audit-log.js';
+import type { Covering } from '../auth/covering.js';
+import { actorOf, eventContext, type Principal, type RequestContext } from '../auth/principal.js';
+import { keys, prefixes } from '../auth/records.js';
+import { heldFoldedKey, nameConflicts } from '../auth/unique-names.js';
+import { translateConflicts } from '../backend/conflicts.js';
+import type { StateStore } from '../backend/state.js';
+import { BackendError, type Condition, type Operation } from '../backend/types.js';
+import { type Clock, isoTime } from '../lib/clock.js';
+import { invalidField, notFound } from '../lib/errors.js';
+import { newId } from '../lib/ids.js';
+import { page, parseLabelFilter } from '../lib/paging.js';
+import { generateEd25519 } from '../lib/ssh-keygen.js';
+import { globMatch } from '../rbac/policy.js';
 import { parsePublicKeyBlob, parsePublicKeyLine } from '../ssh-keys/ssh-public-key.js';
-import type { Resource, ResourceInput as ResourceInputSchema } from './resources.schema.js';
+import type { SecretBox } from '../webhooks/secret-box.js';
+import type { Resource, ResourceInput as ResourceInputSchema } from './resource-shapes.js';
 
 export type ResourceResponse = Static<typeof Resource>;
 export type ResourceInput = Static<typeof ResourceInputSchema>;
@@ -117,7 +117,7 @@ export function createResourceService(deps: {
     ) {
       const labels = parseLabelFilter(q.label);
       const all = state
-        .list<ResourceRecord>('resources/')
+        .list<ResourceRecord>(prefixes.resources)
         .map((i) => i.value)
         .filter(
           (r) =>

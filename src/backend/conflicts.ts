@@ -1,7 +1,8 @@
 // Backend condition failures become domain errors here, in one place: a unique-name index key
 // that already exists is a 409 naming the field; a stale revision is a 409 asking to retry.
-import { BackendError } from '../backend/types.js';
+
 import { conflict } from '../lib/errors.js';
+import { BackendError } from './types.js';
 
 export async function translateConflicts<T>(write: () => Promise<T>, names: Record<string, string> = {}): Promise<T> {
   try {

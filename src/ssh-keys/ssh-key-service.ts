@@ -1,9 +1,9 @@
 // SSH public keys of users and agents, for the SSH proxy to know who connects. A key (its wire-format
 // blob) identifies exactly one principal: an index key on its digest makes a second registration a
 // 409, and lets the proxy find the owner with one cache lookup. Only fingerprints reach events.
-import type { AuditLog } from '../../audit/audit-log.js';
-import type { Covering } from '../../auth/covering.js';
-import { actorOf, eventContext, type RequestContext } from '../../auth/principal.js';
+import type { AuditLog } from '../audit/audit-log.js';
+import type { Covering } from '../auth/covering.js';
+import { actorOf, eventContext, type RequestContext } from '../auth/principal.js';
 import {
   type AgentRecord,
   type CreatorRef,
@@ -11,15 +11,16 @@ import {
   keys,
   type PrincipalKind,
   type PrincipalRef,
+  prefixes,
   type UserRecord,
-} from '../../auth/records.js';
-import type { StateStore } from '../../backend/state.js';
-import type { Operation } from '../../backend/types.js';
-import { type Clock, isoTime } from '../../lib/clock.js';
-import { conflict, notFound } from '../../lib/errors.js';
-import { newId } from '../../lib/ids.js';
-import { translateConflicts } from '../conflicts.js';
-import { pageOfRecords } from '../schemas.js';
+} from '../auth/records.js';
+import { translateConflicts } from '../backend/conflicts.js';
+import type { StateStore } from '../backend/state.js';
+import type { Operation } from '../backend/types.js';
+import { type Clock, isoTime } from '../lib/clock.js';
+import { conflict, notFound } from '../lib/errors.js';
+import { newId } from '../lib/ids.js';
+import { pageOfRecords } from '../lib/paging.js';
 import { blobDigest, parsePublicKeyLine, type SshKeyType } from './ssh-public-key.js';
 
 export interface SshKeyRecord {
@@ -52,7 +53,7 @@ const blobKeyOf = (k: SshKeyRecord) =>
   keys.sshKeyBlob(blobDigest(Buffer.from(k.public_key.split(' ')[1] ?? '', 'base64')));
 
 const keysOf = (state: Pick<StateStore, 'list'>, principalId: string) =>
-  state.list<SshKeyRecord>('sshkeys/').filter((k) => k.value.principal.id === principalId);
+  state.list<SshKeyRecord>(prefixes.sshKeys).filter((k) => k.value.principal.id === principalId);
 
 /** The operations that remove one SSH key and its blob index. */
 export const sshKeyDeleteOps = (k: { key: string; value: SshKeyRecord }): Operation[] => [

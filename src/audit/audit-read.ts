@@ -1,10 +1,11 @@
 // Reading the audit trail: events (paged by page or cursor, or streamed as NDJSON), access decisions
 // and sessions, all filtered in the store. Counting stops at TOTAL_LIMIT so a page stays fast over
 // millions of events.
-import type { AuditLog } from '../../audit/audit-log.js';
-import { type AuditEvent, type AuditQuery, InvalidCursorError } from '../../audit/types.js';
-import { actorOf, eventContext, type RequestContext } from '../../auth/principal.js';
-import { invalidField } from '../../lib/errors.js';
+
+import { actorOf, eventContext, type RequestContext } from '../auth/principal.js';
+import { invalidField } from '../lib/errors.js';
+import type { AuditLog } from './audit-log.js';
+import { type AuditEvent, type AuditQuery, InvalidCursorError } from './types.js';
 
 export const TOTAL_LIMIT = 10_000;
 const EXPORT_BATCH = 1000;

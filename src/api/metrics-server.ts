@@ -2,9 +2,9 @@
 // else. A small Fastify instance of its own, so scrapes never share a port or hooks with the API.
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
-import { installErrorHandler, sendProblem } from '../api/plugins/error-handler.js';
 import { GatehouseError } from '../lib/errors.js';
-import { METRICS_CONTENT_TYPE, type Metrics } from './metrics.js';
+import { METRICS_CONTENT_TYPE, type Metrics } from '../observability/metrics.js';
+import { installErrorHandler, sendProblem } from './plugins/error-handler.js';
 
 export async function buildMetricsServer(
   metrics: Pick<Metrics, 'scrape'>,

@@ -1,30 +1,31 @@
 // Users and their API keys. A key's secret is shown once and stored as a hash; deleting a key or a
 // user revokes every token that came from it.
 
-import type { KillSwitch } from '../../agents/kill-switch.js';
-import type { AuditLog } from '../../audit/audit-log.js';
-import type { Covering } from '../../auth/covering.js';
-import type { PolicyResolver } from '../../auth/policy-resolver.js';
-import { actorOf, eventContext, type RequestContext } from '../../auth/principal.js';
+import type { KillSwitch } from '../agents/kill-switch.js';
+import type { AuditLog } from '../audit/audit-log.js';
+import type { Covering } from '../auth/covering.js';
+import type { PolicyResolver } from '../auth/policy-resolver.js';
+import { actorOf, eventContext, type RequestContext } from '../auth/principal.js';
 import {
   type AgentRecord,
   type ApiKeyRecord,
   creatorOf,
   type DelegationGrant,
   keys,
+  prefixes,
   type UserRecord,
-} from '../../auth/records.js';
-import type { TokenIndex } from '../../auth/token-index.js';
-import type { TokenService } from '../../auth/token-service.js';
-import { heldFoldedKey, nameConflicts } from '../../auth/unique-names.js';
-import type { StateStore } from '../../backend/state.js';
-import { type Clock, isoTime } from '../../lib/clock.js';
-import { conflict, invalidField, notFound } from '../../lib/errors.js';
-import { newId } from '../../lib/ids.js';
-import { generateSecret, hashSecret, secretHint } from '../../lib/secrets.js';
-import { translateConflicts } from '../conflicts.js';
-import { pageOfRecords } from '../schemas.js';
-import { sshKeyRemovalOps } from '../ssh-keys/ssh-keys.service.js';
+} from '../auth/records.js';
+import type { TokenIndex } from '../auth/token-index.js';
+import type { TokenService } from '../auth/token-service.js';
+import { heldFoldedKey, nameConflicts } from '../auth/unique-names.js';
+import { translateConflicts } from '../backend/conflicts.js';
+import type { StateStore } from '../backend/state.js';
+import { type Clock, isoTime } from '../lib/clock.js';
+import { conflict, invalidField, notFound } from '../lib/errors.js';
+import { newId } from '../lib/ids.js';
+import { pageOfRecords } from '../lib/paging.js';
+import { generateSecret, hashSecret, secretHint } from '../lib/secrets.js';
+import { sshKeyRemovalOps } from '../ssh-keys/ssh-key-service.js';
 
 export interface CreateUserInput {
   name: string;
@@ -81,7 +82,7 @@ export function createUserService(deps: {
 
   const keysOf = (userId: string) =>
     state
-      .list<ApiKeyRecord>('apikeys/')
+      .list<ApiKeyRecord>(prefixes.apiKeys)
       .filter((k) => k.value.principal.kind === 'user' && k.value.principal.id === userId);
 
   async function insertApiKey(
@@ -123,7 +124,7 @@ export function createUserService(deps: {
     list(q: { page: number; per_page: number; name?: string; role?: string }) {
       const filtered = q.name !== undefined || q.role !== undefined;
       return pageOfRecords(
-        state.list<UserRecord>('users/'),
+        state.list<UserRecord>(prefixes.users),
         q,
         filtered
           ? (u) => (q.name === undefined || u.name === q.name) && (q.role === undefined || u.roles.includes(q.role))
@@ -197,14 +198,14 @@ export function createUserService(deps: {
       // Nobody is accountable for the user's agents any more: they are revoked (terminal) in the same
       // write, with every token, credential and session they hold; the records stay for the audit trail.
       const agents = state
-        .list<AgentRecord>('agents/')
+        .list<AgentRecord>(prefixes.agents)
         .filter((a) => a.value.owner === id && a.value.status !== 'revoked');
       const now = clock();
       const kills = agents.map((a) => ({ agent: a.value, plan: deps.killSwitch.plan(a, 'revoked', now) }));
-      const grants = state.list<DelegationGrant>('delegations/').filter((g) => g.value.user_id === id);
+      const grants = state.list<DelegationGrant>(prefixes.delegations).filter((g) => g.value.user_id === id);
       if (user.roles.includes('admin')) {
         const otherAdmins = state
-          .list<UserRecord>('users/')
+          .list<UserRecord>(prefixes.users)
           .filter((u) => u.value.id !== id && u.value.status === 'active' && u.value.roles.includes('admin'));
         if (otherAdmins.length === 0) throw conflict('this is the last active admin; create another admin first');
       }

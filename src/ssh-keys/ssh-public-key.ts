@@ -3,7 +3,7 @@
 // Error messages never repeat the input: a pasted private key must not reach logs or responses.
 import { createHash, createPublicKey } from 'node:crypto';
 import ssh2, { type ParsedKey } from 'ssh2';
-import { invalidField } from '../../lib/errors.js';
+import { invalidField } from '../lib/errors.js';
 
 export const SSH_KEY_TYPES = [
   'ssh-ed25519',

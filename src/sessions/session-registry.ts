@@ -4,8 +4,9 @@
 // /v1/sessions/{id} and the agent kill switch reach a session on any proxy instance the same way.
 import type { AuditLog } from '../audit/audit-log.js';
 import { actorOfPrincipal, type PrincipalName } from '../auth/principal.js';
-import { keys } from '../auth/records.js';
+import { keys, prefixes } from '../auth/records.js';
 import type { StateStore } from '../backend/state.js';
+import type { Operation } from '../backend/types.js';
 import { type Clock, isoTime } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
 
@@ -49,16 +50,37 @@ export interface LiveSession {
   terminate(message: string): void;
 }
 
-export type SessionManager = ReturnType<typeof createSessionManager>;
+/**
+ * The writes that end every live session of a principal (marked terminated for the proxy holding
+ * each to end it), for a caller's atomic write such as the agent kill switch.
+ */
+export function sessionTerminationOps(
+  state: Pick<StateStore, 'list'>,
+  principalId: string,
+  now: number,
+  reason: string,
+): { ids: string[]; operations: Operation[] } {
+  const ids: string[] = [];
+  const operations: Operation[] = [];
+  for (const s of state.list<SessionRecord>(prefixes.sessions)) {
+    if (s.value.status !== 'active' || s.value.principal?.id !== principalId) continue;
+    ids.push(s.value.id);
+    const ended: SessionRecord = { ...s.value, status: 'terminated', ended_at: isoTime(now), end_reason: reason };
+    operations.push({ type: 'put', key: s.key, value: JSON.stringify(ended) });
+  }
+  return { ids, operations };
+}
 
-export function createSessionManager(deps: { state: StateStore; audit: AuditLog; clock: Clock }) {
+export type SessionRegistry = ReturnType<typeof createSessionRegistry>;
+
+export function createSessionRegistry(deps: { state: StateStore; audit: AuditLog; clock: Clock }) {
   const { state, audit, clock } = deps;
   const live = new Map<string, LiveSession>();
 
   // A session record turning `terminated` (API, kill switch, another instance) ends it here.
   const unsubscribe = state.cache.onChange((key, item) => {
-    if (!key.startsWith('sessions/')) return;
-    const id = key.slice('sessions/'.length);
+    if (!key.startsWith(prefixes.sessions)) return;
+    const id = key.slice(prefixes.sessions.length);
     const session = live.get(id);
     if (!session) return;
     const record = item?.value as SessionRecord | undefined;
@@ -215,7 +237,7 @@ export function createSessionManager(deps: { state: StateStore; audit: AuditLog;
     terminate,
     withLiveCounters,
     get: (id: string): SessionRecord | undefined => state.get<SessionRecord>(keys.session(id))?.value,
-    list: (): SessionRecord[] => state.list<SessionRecord>('sessions/').map((i) => i.value),
+    list: (): SessionRecord[] => state.list<SessionRecord>(prefixes.sessions).map((i) => i.value),
     isLive: (id: string): boolean => live.has(id),
     get liveCount(): number {
       return live.size;

@@ -1,20 +1,20 @@
 // Webhooks: where audit events are sent. The signing secret is shown once and kept sealed (the
 // dispatcher must sign with it); URLs must pass the SSRF policy; deliveries are listed per webhook.
-import type { AuditLog } from '../../audit/audit-log.js';
-import { EVENT_TYPES } from '../../audit/catalogue.js';
-import type { Covering } from '../../auth/covering.js';
-import { actorOf, eventContext, type RequestContext } from '../../auth/principal.js';
-import { heldFoldedKey, nameConflicts } from '../../auth/unique-names.js';
-import type { StateStore } from '../../backend/state.js';
-import { type Clock, isoTime } from '../../lib/clock.js';
-import { invalidField, notFound } from '../../lib/errors.js';
-import { newId } from '../../lib/ids.js';
-import { type DeliveryRecord, type WebhookRecord, webhookKeys } from '../../webhooks/records.js';
-import type { SecretBox } from '../../webhooks/secret-box.js';
-import { generateWebhookSecret } from '../../webhooks/signature.js';
-import { checkWebhookUrl, type UrlPolicy } from '../../webhooks/url-policy.js';
-import { translateConflicts } from '../conflicts.js';
-import { page } from '../schemas.js';
+import type { AuditLog } from '../audit/audit-log.js';
+import { EVENT_TYPES } from '../audit/catalogue.js';
+import type { Covering } from '../auth/covering.js';
+import { actorOf, eventContext, type RequestContext } from '../auth/principal.js';
+import { heldFoldedKey, nameConflicts } from '../auth/unique-names.js';
+import { translateConflicts } from '../backend/conflicts.js';
+import type { StateStore } from '../backend/state.js';
+import { type Clock, isoTime } from '../lib/clock.js';
+import { invalidField, notFound } from '../lib/errors.js';
+import { newId } from '../lib/ids.js';
+import { page } from '../lib/paging.js';
+import { type DeliveryRecord, type WebhookRecord, webhookKeys } from './records.js';
+import type { SecretBox } from './secret-box.js';
+import { generateWebhookSecret } from './signature.js';
+import { checkWebhookUrl, type UrlPolicy } from './url-policy.js';
 
 export interface CreateWebhookInput {
   name: string;

@@ -1,19 +1,20 @@
 // An agent's credentials through the API: issue (the caller must hold every role the credential
 // carries), list (metadata only) and revoke one (with every token that came from it).
-import type { CredentialIssuer } from '../../agents/credential-issuer.js';
-import type { UsageTracker } from '../../agents/usage.js';
-import type { AuditLog } from '../../audit/audit-log.js';
-import type { Covering } from '../../auth/covering.js';
-import { actorOf, eventContext, type Principal, type RequestContext } from '../../auth/principal.js';
-import { type AgentRecord, type CredentialRecord, type CredentialType, keys } from '../../auth/records.js';
-import type { TokenIndex } from '../../auth/token-index.js';
-import { tokenRevocationOps } from '../../auth/token-revocation.js';
-import type { StateStore } from '../../backend/state.js';
-import type { Operation } from '../../backend/types.js';
-import { type Clock, isoTime } from '../../lib/clock.js';
-import { notFound } from '../../lib/errors.js';
-import { translateConflicts } from '../conflicts.js';
-import { pageOfRecords } from '../schemas.js';
+
+import type { AuditLog } from '../audit/audit-log.js';
+import type { Covering } from '../auth/covering.js';
+import { actorOf, eventContext, type Principal, type RequestContext } from '../auth/principal.js';
+import { type AgentRecord, type CredentialRecord, type CredentialType, keys } from '../auth/records.js';
+import type { TokenIndex } from '../auth/token-index.js';
+import { tokenRevocationOps } from '../auth/token-revocation.js';
+import { translateConflicts } from '../backend/conflicts.js';
+import type { StateStore } from '../backend/state.js';
+import type { Operation } from '../backend/types.js';
+import { type Clock, isoTime } from '../lib/clock.js';
+import { notFound } from '../lib/errors.js';
+import { pageOfRecords } from '../lib/paging.js';
+import type { CredentialIssuer } from './credential-issuer.js';
+import type { UsageTracker } from './usage.js';
 
 export type CredentialService = ReturnType<typeof createCredentialService>;
 

@@ -1,18 +1,18 @@
 // Roles: built-in ones are always present and immutable; a role in use cannot be deleted.
-import type { AuditLog } from '../../audit/audit-log.js';
-import type { Covering } from '../../auth/covering.js';
-import { actorOf, eventContext, type RequestContext } from '../../auth/principal.js';
-import { type AgentRecord, keys, type RoleRecord, type UserRecord } from '../../auth/records.js';
-import { heldFoldedKey, nameConflicts, renameIndexKeys } from '../../auth/unique-names.js';
-import type { StateStore } from '../../backend/state.js';
-import { type Clock, isoTime } from '../../lib/clock.js';
-import { conflict, notFound } from '../../lib/errors.js';
-import { newId } from '../../lib/ids.js';
-import { BUILTIN_ROLE_NAMES, BUILTIN_ROLES } from '../../rbac/builtin-roles.js';
-import { wideningOf } from '../../rbac/coverage.js';
-import type { RoleSpec } from '../../rbac/types.js';
-import { translateConflicts } from '../conflicts.js';
-import { page } from '../schemas.js';
+import type { AuditLog } from '../audit/audit-log.js';
+import type { Covering } from '../auth/covering.js';
+import { actorOf, eventContext, type RequestContext } from '../auth/principal.js';
+import { type AgentRecord, keys, prefixes, type RoleRecord, type UserRecord } from '../auth/records.js';
+import { heldFoldedKey, nameConflicts, renameIndexKeys } from '../auth/unique-names.js';
+import { translateConflicts } from '../backend/conflicts.js';
+import type { StateStore } from '../backend/state.js';
+import { type Clock, isoTime } from '../lib/clock.js';
+import { conflict, notFound } from '../lib/errors.js';
+import { newId } from '../lib/ids.js';
+import { page } from '../lib/paging.js';
+import { BUILTIN_ROLE_NAMES, BUILTIN_ROLES } from '../rbac/builtin-roles.js';
+import { wideningOf } from '../rbac/coverage.js';
+import type { RoleSpec } from '../rbac/types.js';
 
 export const toRoleResponse = (r: RoleRecord) => ({
   id: r.id,
@@ -47,11 +47,11 @@ export function createRoleService(deps: {
 
   function holders(name: string): string[] {
     const users = state
-      .list<UserRecord>('users/')
+      .list<UserRecord>(prefixes.users)
       .filter((u) => u.value.roles.includes(name))
       .map((u) => u.value.id);
     const agents = state
-      .list<AgentRecord>('agents/')
+      .list<AgentRecord>(prefixes.agents)
       .filter((a) => a.value.roles.includes(name))
       .map((a) => a.value.id);
     return [...users, ...agents];
@@ -89,7 +89,7 @@ export function createRoleService(deps: {
 
     list(q: { page: number; per_page: number; name?: string }) {
       const roles = state
-        .list<RoleRecord>('roles/')
+        .list<RoleRecord>(prefixes.roles)
         .map((i) => i.value)
         .filter((r) => q.name === undefined || r.name === q.name);
       return page(roles, q);

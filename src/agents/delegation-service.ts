@@ -1,9 +1,9 @@
 // A user's consent that an agent may act for them (RFC 8693 token exchange needs it): given and
 // withdrawn by that user (or by someone who may update users), never by an agent. Withdrawing it
 // revokes every token the agent holds for that user.
-import type { AuditLog } from '../../audit/audit-log.js';
-import type { Covering } from '../../auth/covering.js';
-import { actorOf, eventContext, type Principal, type RequestContext } from '../../auth/principal.js';
+import type { AuditLog } from '../audit/audit-log.js';
+import type { Covering } from '../auth/covering.js';
+import { actorOf, eventContext, type Principal, type RequestContext } from '../auth/principal.js';
 import {
   type AgentRecord,
   type CredentialRecord,
@@ -11,15 +11,15 @@ import {
   keys,
   type TokenRecord,
   type UserRecord,
-} from '../../auth/records.js';
-import type { TokenIndex } from '../../auth/token-index.js';
-import { tokenRevocationOps } from '../../auth/token-revocation.js';
-import type { StateStore } from '../../backend/state.js';
-import type { Operation } from '../../backend/types.js';
-import { type Clock, isoTime } from '../../lib/clock.js';
-import { conflict, forbidden, invalidField, notFound } from '../../lib/errors.js';
-import { translateConflicts } from '../conflicts.js';
-import { page } from '../schemas.js';
+} from '../auth/records.js';
+import type { TokenIndex } from '../auth/token-index.js';
+import { tokenRevocationOps } from '../auth/token-revocation.js';
+import { translateConflicts } from '../backend/conflicts.js';
+import type { StateStore } from '../backend/state.js';
+import type { Operation } from '../backend/types.js';
+import { type Clock, isoTime } from '../lib/clock.js';
+import { conflict, forbidden, invalidField, notFound } from '../lib/errors.js';
+import { page } from '../lib/paging.js';
 
 export type DelegationService = ReturnType<typeof createDelegationService>;
 

@@ -2,29 +2,31 @@
 // more than the owner may do (the policy resolver intersects both at every request); nobody gives
 // an agent a role they do not hold. Statuses: active ⇄ suspended → revoked (terminal); suspending,
 // revoking and deleting go through the kill switch, which ends everything the agent holds at once.
-import type { IssuedForOthers, KillAction, KillPlan, KillSwitch } from '../../agents/kill-switch.js';
-import type { AgentLimits } from '../../agents/rate-limits.js';
-import type { UsageTracker } from '../../agents/usage.js';
-import type { AuditLog } from '../../audit/audit-log.js';
-import type { Covering } from '../../auth/covering.js';
-import type { PolicyResolver } from '../../auth/policy-resolver.js';
-import { actorOf, eventContext, type Principal, type RequestContext } from '../../auth/principal.js';
+
+import type { AuditLog } from '../audit/audit-log.js';
+import type { Covering } from '../auth/covering.js';
+import type { PolicyResolver } from '../auth/policy-resolver.js';
+import { actorOf, eventContext, type Principal, type RequestContext } from '../auth/principal.js';
 import {
   type AgentLimits as AgentRateLimits,
   type AgentRecord,
   type AgentStatus,
   keys,
+  prefixes,
   type UserRecord,
-} from '../../auth/records.js';
-import { nameConflicts, renameIndexKeys } from '../../auth/unique-names.js';
-import type { StateStore } from '../../backend/state.js';
-import { BackendError, type Operation } from '../../backend/types.js';
-import { type Clock, isoTime } from '../../lib/clock.js';
-import { conflict, forbidden, invalidField, notFound } from '../../lib/errors.js';
-import { newId } from '../../lib/ids.js';
-import { coverageGaps, wideningOf } from '../../rbac/coverage.js';
-import { translateConflicts } from '../conflicts.js';
-import { pageOfRecords, parseLabelFilter } from '../schemas.js';
+} from '../auth/records.js';
+import { nameConflicts, renameIndexKeys } from '../auth/unique-names.js';
+import { translateConflicts } from '../backend/conflicts.js';
+import type { StateStore } from '../backend/state.js';
+import { BackendError, type Operation } from '../backend/types.js';
+import { type Clock, isoTime } from '../lib/clock.js';
+import { conflict, forbidden, invalidField, notFound } from '../lib/errors.js';
+import { newId } from '../lib/ids.js';
+import { pageOfRecords, parseLabelFilter } from '../lib/paging.js';
+import { coverageGaps, wideningOf } from '../rbac/coverage.js';
+import type { IssuedForOthers, KillAction, KillPlan, KillSwitch } from './kill-switch.js';
+import type { AgentLimits } from './rate-limits.js';
+import type { UsageTracker } from './usage.js';
 
 export interface CreateAgentInput {
   name: string;
@@ -205,7 +207,7 @@ export function createAgentService(deps: {
       const labels = parseLabelFilter(q.label);
       const filtered = q.status !== undefined || q.owner !== undefined || q.name !== undefined || labels.length > 0;
       return pageOfRecords(
-        state.list<AgentRecord>('agents/'),
+        state.list<AgentRecord>(prefixes.agents),
         q,
         filtered
           ? (a) =>

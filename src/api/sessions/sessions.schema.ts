@@ -1,0 +1,85 @@
+// The shapes of sessions, tickets and recordings as the API takes and answers them.
+import { type Static, Type } from '@sinclair/typebox';
+import { idPattern } from '../../lib/ids.js';
+import { Timestamp } from '../../lib/shapes.js';
+import { listQuery } from '../schemas.js';
+
+export const Status = Type.Union([Type.Literal('active'), Type.Literal('ended'), Type.Literal('terminated')]);
+export const RecordingState = Type.Union(
+  ['recording', 'pending', 'uploaded', 'upload_failed', 'none', 'unknown'].map((s) => Type.Literal(s)),
+  { description: 'none: nothing recorded as a cast (sftp sessions are recorded as file_transfer events)' },
+);
+export const Ref = (kind: string) =>
+  Type.Object({ kind: Type.String({ description: kind }), id: Type.String(), name: Type.String() });
+
+export const Session = Type.Object(
+  {
+    id: Type.String({ pattern: idPattern('session') }),
+    kind: Type.Literal('ssh'),
+    type: Type.Union([Type.Literal('shell'), Type.Literal('exec'), Type.Literal('subsystem')]),
+    principal: Ref('user | agent'),
+    on_behalf_of: Type.Optional(Ref('user: the user a delegated agent acted for')),
+    resource: Ref('server'),
+    login: Type.String(),
+    command: Type.Optional(Type.String({ description: 'The exec command, or the subsystem (sftp)' })),
+    remote_addr: Type.String(),
+    status: Status,
+    started_at: Timestamp,
+    ended_at: Type.Union([Timestamp, Type.Null()]),
+    bytes_in: Type.Integer({ description: 'Bytes from the user to the server' }),
+    bytes_out: Type.Integer({ description: 'Bytes from the server to the user (stdout and stderr)' }),
+    exit_code: Type.Optional(Type.Union([Type.Integer(), Type.Null()])),
+    end_reason: Type.Optional(Type.String()),
+    recording: Type.Object({
+      status: RecordingState,
+      truncated: Type.Optional(Type.Boolean()),
+      size: Type.Optional(Type.Integer({ description: 'Bytes stored (gzip)' })),
+      attempts: Type.Optional(Type.Integer()),
+      last_error: Type.Optional(Type.String()),
+    }),
+  },
+  { additionalProperties: false },
+);
+export type SessionView = Static<typeof Session>;
+
+export const SessionQuery = listQuery({
+  status: Type.Optional(Status),
+  principal: Type.Optional(Type.String({ maxLength: 80, description: 'user_… or agent_… id, or a name' })),
+  server: Type.Optional(Type.String({ maxLength: 80, description: 'srv_… id or server name' })),
+  login: Type.Optional(Type.String({ maxLength: 64 })),
+  type: Type.Optional(Type.Union([Type.Literal('shell'), Type.Literal('exec'), Type.Literal('subsystem')])),
+});
+export const SessionParams = Type.Object(
+  { id: Type.String({ pattern: idPattern('session'), maxLength: 40 }) },
+  { additionalProperties: false },
+);
+export const RecordingQuery = Type.Object(
+  {
+    format: Type.Optional(
+      Type.Union([Type.Literal('asciicast'), Type.Literal('text')], {
+        description: 'asciicast (default, application/x-asciicast) or text (plain, escape sequences removed)',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export const TicketRequest = Type.Object(
+  {
+    server: Type.String({ minLength: 1, maxLength: 80, description: 'srv_… id or server name' }),
+    login: Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9._][A-Za-z0-9._-]*$' }),
+  },
+  { additionalProperties: false },
+);
+export const Ticket = Type.Object(
+  {
+    ticket: Type.String({ description: 'One-time password for the SSH proxy, valid 60 s (shown once)' }),
+    expires_at: Timestamp,
+    expires_in: Type.Integer(),
+    login: Type.String(),
+    server: Ref('server'),
+    proxy: Type.Object({ host: Type.String(), port: Type.Integer() }),
+    ssh_username: Type.String({ description: '<login>@<server>, the user name to give ssh' }),
+    ssh_command: Type.String({ description: 'A command line that connects (type the ticket as the password)' }),
+  },
+  { additionalProperties: false },
+);

@@ -1,0 +1,32 @@
+// Opens the state backend named by the backend_url config key (GATEHOUSE_BACKEND_URL), as
+// audit/open.ts does for the audit store:
+//   unset            the embedded SQLite file <data dir>/state.db
+//   sqlite://<path>  a SQLite file (relative paths resolve against the working directory)
+// `etcd://` and `postgres://` backends plug in here, behind the same Backend interface.
+import { isAbsolute, resolve } from 'node:path';
+import { ConfigError } from '../config/load.js';
+import { openSqliteBackend } from './sqlite.js';
+import type { Backend } from './types.js';
+
+const KEY = 'config key backend_url (or GATEHOUSE_BACKEND_URL)';
+
+/** Where the embedded store lives. */
+export function sqliteBackendPath(url: string | undefined, dataDir: string): string {
+  if (url === undefined) return resolve(dataDir, 'state.db');
+  if (url.startsWith('sqlite://')) {
+    const path = url.slice('sqlite://'.length);
+    if (!path) throw new ConfigError(`${KEY}: sqlite:// needs a file path, as in sqlite://./data/state.db`);
+    return isAbsolute(path) ? path : resolve(path);
+  }
+  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(url)?.[1];
+  throw new ConfigError(
+    `${KEY}: ${scheme ? `${scheme}:// stores are not available in this release` : 'must be a URL'}; use sqlite://<path> (the default)`,
+  );
+}
+
+export function openBackend(
+  url: string | undefined,
+  opts: { dataDir: string; synchronous: 'FULL' | 'NORMAL' },
+): Backend {
+  return openSqliteBackend({ path: sqliteBackendPath(url, opts.dataDir), synchronous: opts.synchronous });
+}

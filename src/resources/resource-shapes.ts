@@ -1,0 +1,70 @@
+// The shapes of protected resources (databases, servers, apps): what registering one takes and what
+// the API answers. Defined once here; the routes use them for validation and OpenAPI.
+import { Type } from '@sinclair/typebox';
+import { Description, Labels, Name, publicKeyLine, Timestamp } from '../lib/shapes.js';
+
+export const ResourceKindSchema = Type.Union([Type.Literal('database'), Type.Literal('server'), Type.Literal('app')]);
+export const DATABASE_PROTOCOLS = ['postgres', 'mysql', 'mongodb', 'redis'] as const;
+
+const Address = Type.String({
+  minLength: 1,
+  maxLength: 261,
+  pattern: '^(\\[[0-9a-fA-F:.]+\\]|[A-Za-z0-9._-]+)(:\\d{1,5})?$',
+  description: 'host or host:port (database, server)',
+});
+const Protocol = Type.Union(
+  DATABASE_PROTOCOLS.map((p) => Type.Literal(p)),
+  { description: 'Wire protocol (database only)' },
+);
+const Uri = Type.String({
+  maxLength: 2048,
+  pattern: '^https?://[^\\s]+$',
+  description: 'http(s) URL of the app (app only)',
+});
+
+export const ResourceInput = Type.Object(
+  {
+    kind: ResourceKindSchema,
+    name: Name,
+    description: Type.Optional(Description),
+    labels: Type.Optional(Labels),
+    address: Type.Optional(Address),
+    protocol: Type.Optional(Protocol),
+    uri: Type.Optional(Uri),
+    ssh_host_key: Type.Optional(
+      publicKeyLine('Server only: its SSH host key (OpenSSH line); without it the proxy pins the key seen first'),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const HostKeyPinned = Type.Union([Type.Literal('registered'), Type.Literal('first_use'), Type.Null()], {
+  description: 'How the host key was pinned: given at registration, or seen on first connection; null: not yet',
+});
+
+export const Resource = Type.Object(
+  {
+    id: Type.String({ description: 'db_…, srv_… or app_…' }),
+    kind: ResourceKindSchema,
+    name: Name,
+    description: Type.String(),
+    labels: Labels,
+    address: Type.Optional(Address),
+    protocol: Type.Optional(Protocol),
+    uri: Type.Optional(Uri),
+    ssh_public_key: Type.Optional(
+      Type.Union([Type.String(), Type.Null()], {
+        description: "Server only: Gatehouse's public key for this server, to add to the target's authorized_keys",
+      }),
+    ),
+    ssh_host_key_fingerprint: Type.Optional(
+      Type.Union([Type.String(), Type.Null()], {
+        description: "Server only: the pinned host key's SHA256 fingerprint",
+      }),
+    ),
+    ssh_host_key_pinned: Type.Optional(HostKeyPinned),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  },
+  { additionalProperties: false },
+);

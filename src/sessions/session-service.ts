@@ -1,0 +1,167 @@
+// Sessions as the API sees them: who may see which (their own always; everyone's if their roles may
+// read recordings, since session metadata is what a recording is about), terminating a live one,
+// one-time tickets to connect, and reading a finished session's recording — each with its event.
+import type { AuditLog } from '../audit/audit-log.js';
+import { actorOf, eventContext, type Principal, type RequestContext } from '../auth/principal.js';
+import { scopeOf } from '../auth/principal-pipeline.js';
+import { keys } from '../auth/records.js';
+import type { StateStore } from '../backend/state.js';
+import { conflict, forbidden, GatehouseError, notFound } from '../lib/errors.js';
+import type { SshAccess } from '../proxy/ssh/access.js';
+import type { RecordingService } from '../recordings/recording-service.js';
+import type { SessionRecord, SessionRegistry, SessionType } from './session-registry.js';
+import type { TicketService } from './tickets.js';
+
+export interface SessionFilter {
+  status?: SessionRecord['status'];
+  principal?: string;
+  server?: string;
+  login?: string;
+  type?: SessionType;
+}
+
+export type RecordingView =
+  | { status: 'recording' | 'pending' | 'uploaded' | 'upload_failed' | 'none' | 'unknown' }
+  | { status: string; truncated?: boolean; size?: number; attempts?: number; last_error?: string };
+
+export type SessionService = ReturnType<typeof createSessionService>;
+
+type Ctx = RequestContext & { principal: Principal };
+
+export function createSessionService(deps: {
+  state: StateStore;
+  audit: AuditLog;
+  sessions: SessionRegistry;
+  recordings: Pick<RecordingService, 'status' | 'openRecording' | 'openText'>;
+  tickets: Pick<TicketService, 'issue'>;
+  sshAccess: Pick<SshAccess, 'authorize'>;
+}) {
+  const { sessions, recordings, audit } = deps;
+
+  const mayReadOthers = (p: Principal) => p.policy.can('recordings', 'read').allowed;
+  const visible = (p: Principal, s: SessionRecord) => s.principal.id === p.id || mayReadOthers(p);
+
+  function findVisible(p: Principal, id: string): SessionRecord {
+    const record = sessions.get(id);
+    if (!record || !visible(p, record)) throw notFound('session', id);
+    return record;
+  }
+
+  /** The record with live counters, and where its recording stands. */
+  async function view(record: SessionRecord) {
+    const current = sessions.withLiveCounters(record);
+    let recording: RecordingView = { status: 'none' };
+    if (current.recorded) {
+      const status = await recordings.status(current.id).catch(() => undefined);
+      recording = status
+        ? {
+            status: status.state,
+            ...(status.truncated === undefined ? {} : { truncated: status.truncated }),
+            ...(status.size === undefined ? {} : { size: status.size }),
+            ...(status.attempts ? { attempts: status.attempts } : {}),
+            ...(status.last_error ? { last_error: status.last_error } : {}),
+          }
+        : { status: current.status === 'active' ? 'recording' : 'unknown' };
+    }
+    return { ...current, recording };
+  }
+
+  return {
+    view,
+    /** Newest first, only what the caller may see. */
+    list(p: Principal, q: SessionFilter): SessionRecord[] {
+      const matches = (s: SessionRecord) =>
+        visible(p, s) &&
+        (q.status === undefined || s.status === q.status) &&
+        (q.principal === undefined || s.principal.id === q.principal || s.principal.name === q.principal) &&
+        (q.server === undefined || s.resource.id === q.server || s.resource.name === q.server) &&
+        (q.login === undefined || s.login === q.login) &&
+        (q.type === undefined || s.type === q.type);
+      return sessions.list().filter(matches).reverse();
+    },
+
+    get: (p: Principal, id: string) => findVisible(p, id),
+
+    async terminate(ctx: Ctx, id: string): Promise<SessionRecord> {
+      const record = findVisible(ctx.principal, id);
+      if (record.status !== 'active') throw conflict(`session ${record.id} has already ${record.status}`);
+      const reason = `terminated by ${ctx.principal.name}`;
+      const terminated = await sessions.terminate(record.id, reason);
+      if (terminated?.status !== 'terminated' || terminated.end_reason !== reason) {
+        throw conflict(`session ${record.id} ended before it could be terminated`);
+      }
+      await audit.record({
+        type: 'session.terminated',
+        actor: actorOf(ctx),
+        target: record.resource,
+        session_id: record.id,
+        ...eventContext(ctx),
+        data: { principal: record.principal, login: record.login },
+      });
+      return terminated;
+    },
+
+    /** A one-time ticket for the caller itself, for a server and login its rights reach now. */
+    async issueTicket(ctx: Ctx, input: { server: string; login: string }) {
+      const p = ctx.principal;
+      const byId = input.server.startsWith('srv_')
+        ? deps.state.get<{ kind: string; name: string }>(keys.resource(input.server))?.value
+        : undefined;
+      const serverName = byId?.kind === 'server' ? byId.name : input.server;
+      const decision = deps.sshAccess.authorize({ ...p, method: 'token' }, serverName, input.login);
+      if (!decision.allowed) {
+        if (!decision.server) throw notFound('server', input.server);
+        throw forbidden(decision.reason);
+      }
+      const server = decision.server;
+      const { ticket, expiresAt } = await deps.tickets.issue({
+        principal: { kind: p.kind, id: p.id },
+        server_id: server.id,
+        login: input.login,
+        // Redeeming it must act exactly as this caller does now: same roles, same user acted for.
+        ...scopeOf(p),
+      });
+      await audit.record({
+        type: 'access.allowed',
+        actor: actorOf(ctx),
+        target: { kind: 'server', id: server.id, name: server.name },
+        ...eventContext(ctx),
+        data: { login: input.login, via: 'ticket' },
+      });
+      return { ticket, expiresAt, server };
+    },
+
+    /** The finished session's recording (asciicast, or text), recorded as read. */
+    async readRecording(ctx: Ctx, id: string, format: 'asciicast' | 'text') {
+      const record = findVisible(ctx.principal, id);
+      if (!record.recorded) throw notFound('recording of session', record.id);
+      if (record.status === 'active' || sessions.isLive(record.id)) {
+        throw new GatehouseError('recording_not_ready', `session ${record.id} is still running`);
+      }
+      const status = await recordings.status(record.id);
+      if (status && status.state !== 'uploaded') {
+        throw new GatehouseError(
+          'recording_not_ready',
+          `the recording of ${record.id} is ${status.state === 'upload_failed' ? 'waiting for an upload retry' : 'being uploaded'}; try again shortly`,
+          { headers: { 'retry-after': '5' } },
+        );
+      }
+      const text = format === 'text';
+      const body = text ? await recordings.openText(record.id) : await recordings.openRecording(record.id);
+      if (!body) {
+        throw new GatehouseError('recording_not_ready', `the recording of ${record.id} is not in storage yet`, {
+          headers: { 'retry-after': '5' },
+        });
+      }
+      await audit.record({
+        type: 'recording.read',
+        actor: actorOf(ctx),
+        target: record.resource,
+        session_id: record.id,
+        ...eventContext(ctx),
+        data: { format },
+      });
+      return { record, body };
+    },
+  };
+}
