@@ -1,8 +1,9 @@
-// Runs every *.test.ts under src/ and test/ with node's built-in runner. Node 20 has no glob
-// support in --test, so the files are listed here. Extra arguments are passed to node --test
-// (e.g. --test-name-pattern).
+// Runs the console's browser tests (web/e2e, Playwright), then every *.test.ts under src/ and test/
+// with node's built-in runner. Node 20 has no glob support in --test, so the files are listed here.
+// Extra arguments are passed to node --test (e.g. --test-name-pattern); `npm test web/e2e` runs
+// only the browser tests, `npm test web/e2e/audit.spec.ts` one spec.
 import { spawnSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 
 function find(dir) {
@@ -13,9 +14,33 @@ function find(dir) {
   });
 }
 
+const CHROMIUM = '/usr/bin/chromium';
 const args = process.argv.slice(2);
 const filters = args.filter((a) => !a.startsWith('-'));
 const flags = args.filter((a) => a.startsWith('-'));
+
+// The console's browser tests (Playwright, web/e2e) run first, so node's summary stays the last
+// lines. They run with no filter or with a filter naming web/e2e; without Debian's chromium they
+// fail under CI and are skipped, loudly, elsewhere.
+let browserStatus = 0;
+if (filters.length === 0 || filters.some((x) => 'web/e2e/'.includes(x) || x.startsWith('web/'))) {
+  if (!existsSync(CHROMIUM) && process.env.CI !== 'true') {
+    console.log(`# browser tests skipped: ${CHROMIUM} is missing (apt-get install chromium)`);
+  } else {
+    const specs = filters.filter((x) => x.startsWith('web/e2e/') && x !== 'web/e2e/');
+    const pw = spawnSync(
+      join('node_modules', '.bin', 'playwright'),
+      ['test', '-c', 'web/playwright.config.ts', ...specs],
+      {
+        stdio: 'inherit',
+        env: { ...process.env, PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: '1' },
+      },
+    );
+    browserStatus = pw.status ?? 1;
+  }
+  if (filters.length > 0 && filters.every((x) => x.startsWith('web/'))) process.exit(browserStatus);
+}
+
 let files = [...find('src'), ...find('test')].sort();
 if (filters.length > 0) files = files.filter((f) => filters.some((x) => f.includes(x)));
 const result = spawnSync(
@@ -25,4 +50,4 @@ const result = spawnSync(
     stdio: 'inherit',
   },
 );
-process.exit(result.status ?? 1);
+process.exit(browserStatus || (result.status ?? 1));

@@ -1,0 +1,43 @@
+// Routes of the console. Every page is a client route; the server answers index.html for each.
+import { Navigate, Route, Routes } from 'react-router';
+import { Layout } from './components/layout';
+import { AgentPage } from './pages/agent';
+import { AgentsPage } from './pages/agents';
+import { AuditPage } from './pages/audit';
+import { ResourcePage, ResourcesPage } from './pages/resources';
+import { RoleEditorPage } from './pages/role-editor';
+import { RolesPage } from './pages/roles';
+import { SessionPage, SessionsPage } from './pages/sessions';
+import { SignInPage } from './pages/sign-in';
+import { UserPage, UsersPage } from './pages/users';
+import { RequireSession } from './session';
+
+export function App() {
+  return (
+    <Routes>
+      <Route path="/login" element={<SignInPage />} />
+      <Route
+        element={
+          <RequireSession>
+            <Layout />
+          </RequireSession>
+        }
+      >
+        <Route index element={<Navigate to="/resources" replace />} />
+        <Route path="resources" element={<ResourcesPage />} />
+        <Route path="resources/:id" element={<ResourcePage />} />
+        <Route path="users" element={<UsersPage />} />
+        <Route path="users/:id" element={<UserPage />} />
+        <Route path="roles" element={<RolesPage />} />
+        <Route path="roles/new" element={<RoleEditorPage />} />
+        <Route path="roles/:id" element={<RoleEditorPage />} />
+        <Route path="agents" element={<AgentsPage />} />
+        <Route path="agents/:id" element={<AgentPage />} />
+        <Route path="sessions" element={<SessionsPage />} />
+        <Route path="sessions/:id" element={<SessionPage />} />
+        <Route path="audit" element={<AuditPage />} />
+        <Route path="*" element={<p role="alert">There is no page here.</p>} />
+      </Route>
+    </Routes>
+  );
+}

@@ -1,0 +1,47 @@
+// The states every page has besides its content: loading, an error (problem+json), nothing yet.
+import type { ReactNode } from 'react';
+import { Problem } from '../api/client';
+
+export function Loading({ what }: { what: string }) {
+  return (
+    <p className="status" role="status" aria-live="polite">
+      Loading {what}…
+    </p>
+  );
+}
+
+/** A failed call as the API explained it: its detail, field errors and request id to quote. */
+export function ProblemView({ error, title }: { error: unknown; title?: string }) {
+  if (!(error instanceof Problem)) {
+    return (
+      <div className="problem" role="alert">
+        <strong>{title ?? 'Something went wrong'}</strong>
+        <p>{error instanceof Error ? error.message : String(error)}</p>
+      </div>
+    );
+  }
+  return (
+    <div className="problem" role="alert">
+      <strong>{title ?? `Error ${error.status}`}</strong>
+      <p>{error.detail}</p>
+      {error.errors.length > 0 && (
+        <ul>
+          {error.errors.map((e) => (
+            <li key={e.path + e.message}>
+              <code>{e.path}</code> {e.message}
+            </li>
+          ))}
+        </ul>
+      )}
+      {error.requestId && (
+        <p className="muted">
+          Request id: <code>{error.requestId}</code>
+        </p>
+      )}
+    </div>
+  );
+}
+
+export function Empty({ children }: { children: ReactNode }) {
+  return <p className="empty">{children}</p>;
+}

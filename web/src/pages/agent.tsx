@@ -1,0 +1,340 @@
+// One agent: issue credentials (each shown once), list and revoke them, its delegations, and the kill
+// switch (suspend, reactivate, revoke) with the receipt of what it ended.
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { Link, useParams } from 'react-router';
+import { api, ok } from '../api/client';
+import { ConfirmButton } from '../components/confirm';
+import { SelectField, TextField } from '../components/field';
+import { formatLabels, parseList } from '../components/labels';
+import { ShownOnce } from '../components/secret';
+import { Empty, Loading, ProblemView } from '../components/status';
+import { useCan } from '../session';
+
+type Receipt = {
+  status: string;
+  revoked_tokens: number;
+  revoked_credentials: number;
+  ended_sessions: string[];
+  revoked_issued_for_others?: { api_keys: number; ssh_keys: number; credentials: number; tokens: number };
+};
+
+export function AgentPage() {
+  const { id = '' } = useParams();
+  const queryClient = useQueryClient();
+  const canUpdate = useCan('agents', 'update');
+  const [receipt, setReceipt] = useState<Receipt>();
+  const query = useQuery({
+    queryKey: ['agent', id],
+    queryFn: () => ok(api.GET('/v1/agents/{id}', { params: { path: { id } } })),
+  });
+  const setStatus = useMutation({
+    mutationFn: (status: 'active' | 'suspended' | 'revoked') =>
+      ok(api.PATCH('/v1/agents/{id}', { params: { path: { id } }, body: { status } })),
+    onSuccess: (r) => {
+      setReceipt({
+        status: r.status,
+        revoked_tokens: r.revoked_tokens ?? 0,
+        revoked_credentials: r.revoked_credentials ?? 0,
+        ended_sessions: r.ended_sessions ?? [],
+        ...(r.revoked_issued_for_others ? { revoked_issued_for_others: r.revoked_issued_for_others } : {}),
+      });
+      void queryClient.invalidateQueries({ queryKey: ['agent', id] });
+      void queryClient.invalidateQueries({ queryKey: ['credentials', id] });
+      void queryClient.invalidateQueries({ queryKey: ['agents'] });
+    },
+  });
+  if (query.isPending) return <Loading what="the agent" />;
+  if (query.isError) return <ProblemView error={query.error} />;
+  const a = query.data;
+  return (
+    <section>
+      <p>
+        <Link to="/agents">← Agents</Link>
+      </p>
+      <div className="title-row">
+        <h1>{a.name}</h1>
+        {canUpdate && a.status === 'active' && (
+          <ConfirmButton
+            label="Suspend agent"
+            confirmLabel="Suspend: end its tokens and sessions now"
+            onConfirm={() => setStatus.mutate('suspended')}
+          />
+        )}
+        {canUpdate && a.status === 'suspended' && (
+          <button type="button" onClick={() => setStatus.mutate('active')}>
+            Reactivate agent
+          </button>
+        )}
+        {canUpdate && a.status !== 'revoked' && (
+          <ConfirmButton
+            label="Revoke agent"
+            confirmLabel="Revoke for good"
+            onConfirm={() => setStatus.mutate('revoked')}
+          />
+        )}
+      </div>
+      {setStatus.isError && <ProblemView error={setStatus.error} title="Status not changed" />}
+      {receipt && <KillSwitchReceipt receipt={receipt} />}
+      <dl className="facts">
+        <dt>Id</dt>
+        <dd>
+          <code>{a.id}</code>
+        </dd>
+        <dt>Status</dt>
+        <dd>{a.status}</dd>
+        <dt>Owner</dt>
+        <dd>
+          <Link to={`/users/${a.owner}`}>{a.owner}</Link>
+        </dd>
+        <dt>Roles</dt>
+        <dd>{a.roles.join(', ') || '—'}</dd>
+        <dt>Labels</dt>
+        <dd>{formatLabels(a.labels) || '—'}</dd>
+        <dt>Description</dt>
+        <dd>{a.description || '—'}</dd>
+      </dl>
+      <Credentials agentId={a.id} active={a.status === 'active'} />
+      <Delegations agentId={a.id} />
+    </section>
+  );
+}
+
+function KillSwitchReceipt({ receipt }: { receipt: Receipt }) {
+  const others = receipt.revoked_issued_for_others;
+  return (
+    <section className="receipt" role="status" aria-label="Kill-switch receipt">
+      <h2>Agent {receipt.status}</h2>
+      <ul>
+        <li>{receipt.revoked_tokens} tokens revoked</li>
+        <li>{receipt.revoked_credentials} credentials revoked</li>
+        <li>
+          {receipt.ended_sessions.length} sessions ended
+          {receipt.ended_sessions.length > 0 && (
+            <>
+              {': '}
+              {receipt.ended_sessions.map((s) => (
+                <Link key={s} to={`/sessions/${s}`}>
+                  {s}{' '}
+                </Link>
+              ))}
+            </>
+          )}
+        </li>
+        {others && (
+          <li>
+            Taken back from others: {others.api_keys} API keys, {others.ssh_keys} SSH keys, {others.credentials}{' '}
+            credentials, {others.tokens} tokens
+          </li>
+        )}
+      </ul>
+    </section>
+  );
+}
+
+function Credentials({ agentId, active }: { agentId: string; active: boolean }) {
+  const queryClient = useQueryClient();
+  const canUpdate = useCan('agents', 'update');
+  const [type, setType] = useState<'token' | 'api_key' | 'jwt'>('token');
+  const [ttl, setTtl] = useState('');
+  const [audience, setAudience] = useState('');
+  const [roles, setRoles] = useState('');
+  const [secret, setSecret] = useState<{ title: string; value: string }>();
+  const key = ['credentials', agentId];
+  const query = useQuery({
+    queryKey: key,
+    queryFn: () =>
+      ok(
+        api.GET('/v1/agents/{id}/credentials', {
+          params: { path: { id: agentId }, query: { page: 1, per_page: 100 } },
+        }),
+      ),
+  });
+  const issue = useMutation({
+    mutationFn: () => {
+      const roleList = parseList(roles);
+      return ok(
+        api.POST('/v1/agents/{id}/credentials', {
+          params: { path: { id: agentId } },
+          body: {
+            type,
+            ...(ttl ? { ttl: Number(ttl) } : {}),
+            ...(type === 'jwt' ? { audience } : {}),
+            ...(roleList.length ? { roles: roleList } : {}),
+          },
+        }),
+      );
+    },
+    onSuccess: (c) => {
+      const value = c.api_key ?? c.access_token ?? c.jwt ?? '';
+      setSecret({ title: `New ${c.type} credential ${c.id}`, value });
+      void queryClient.invalidateQueries({ queryKey: key });
+    },
+  });
+  const revoke = useMutation({
+    mutationFn: (credentialId: string) =>
+      ok(
+        api.DELETE('/v1/agents/{id}/credentials/{credential_id}', {
+          params: { path: { id: agentId, credential_id: credentialId } },
+        }),
+      ),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: key }),
+  });
+  const p = issue.error;
+  return (
+    <section aria-labelledby="credentials">
+      <h2 id="credentials">Credentials</h2>
+      {secret && <ShownOnce title={secret.title} secret={secret.value} onDone={() => setSecret(undefined)} />}
+      {canUpdate && active && (
+        <form
+          className="filters"
+          aria-label="Issue a credential"
+          onSubmit={(e) => {
+            e.preventDefault();
+            issue.mutate();
+          }}
+        >
+          <SelectField
+            label="Credential type"
+            value={type}
+            onChange={(v) => setType(v as typeof type)}
+            options={[
+              ['token', 'Access token'],
+              ['api_key', 'API key'],
+              ['jwt', 'JWT (third-party)'],
+            ]}
+          />
+          <TextField
+            label="Lifetime (seconds)"
+            path="/body/ttl"
+            problem={p}
+            value={ttl}
+            onChange={setTtl}
+            inputMode="numeric"
+          />
+          {type === 'jwt' && (
+            <TextField label="Audience" path="/body/audience" problem={p} value={audience} onChange={setAudience} />
+          )}
+          <TextField label="Only these roles" path="/body/roles" problem={p} value={roles} onChange={setRoles} />
+          <button type="submit" disabled={issue.isPending}>
+            Issue credential
+          </button>
+        </form>
+      )}
+      {issue.isError && <ProblemView error={issue.error} title="No credential issued" />}
+      {revoke.isError && <ProblemView error={revoke.error} title="Not revoked" />}
+      {query.isPending ? (
+        <Loading what="credentials" />
+      ) : query.isError ? (
+        <ProblemView error={query.error} />
+      ) : query.data.credentials.length === 0 ? (
+        <Empty>No credentials issued.</Empty>
+      ) : (
+        <table aria-label="Credentials">
+          <thead>
+            <tr>
+              <th>Id</th>
+              <th>Type</th>
+              <th>Roles</th>
+              <th>Expires</th>
+              <th>State</th>
+              <th />
+            </tr>
+          </thead>
+          <tbody>
+            {query.data.credentials.map((c) => (
+              <tr key={c.id}>
+                <td>
+                  <code>{c.id}</code>
+                </td>
+                <td>{c.type}</td>
+                <td>{c.roles?.join(', ') ?? 'all'}</td>
+                <td>{new Date(c.expires_at).toLocaleString()}</td>
+                <td>{c.revoked_at ? 'revoked' : new Date(c.expires_at) < new Date() ? 'expired' : 'valid'}</td>
+                <td>
+                  {canUpdate && !c.revoked_at && (
+                    <ConfirmButton
+                      label={`Revoke credential ${c.id}`}
+                      confirmLabel="Revoke it"
+                      onConfirm={() => revoke.mutate(c.id)}
+                    />
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
+
+function Delegations({ agentId }: { agentId: string }) {
+  const queryClient = useQueryClient();
+  const key = ['delegations', agentId];
+  const query = useQuery({
+    queryKey: key,
+    queryFn: () =>
+      ok(
+        api.GET('/v1/agents/{id}/delegations', {
+          params: { path: { id: agentId }, query: { page: 1, per_page: 100 } },
+        }),
+      ),
+  });
+  const allow = useMutation({
+    mutationFn: () => ok(api.POST('/v1/agents/{id}/delegations', { params: { path: { id: agentId } }, body: {} })),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: key }),
+  });
+  const withdraw = useMutation({
+    mutationFn: (userId: string) =>
+      ok(api.DELETE('/v1/agents/{id}/delegations/{user_id}', { params: { path: { id: agentId, user_id: userId } } })),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: key }),
+  });
+  return (
+    <section aria-labelledby="delegations">
+      <h2 id="delegations">Delegations</h2>
+      <p className="muted">Users who let this agent act for them (token exchange).</p>
+      <button type="button" onClick={() => allow.mutate()} disabled={allow.isPending}>
+        Let this agent act for me
+      </button>
+      {allow.isError && <ProblemView error={allow.error} title="Not delegated" />}
+      {withdraw.isError && <ProblemView error={withdraw.error} title="Not withdrawn" />}
+      {query.isPending ? (
+        <Loading what="delegations" />
+      ) : query.isError ? (
+        <ProblemView error={query.error} />
+      ) : query.data.delegations.length === 0 ? (
+        <Empty>No delegations.</Empty>
+      ) : (
+        <table aria-label="Delegations">
+          <thead>
+            <tr>
+              <th>User</th>
+              <th>Since</th>
+              <th>Until</th>
+              <th />
+            </tr>
+          </thead>
+          <tbody>
+            {query.data.delegations.map((d) => (
+              <tr key={d.user_id}>
+                <td>
+                  <Link to={`/users/${d.user_id}`}>{d.user_id}</Link>
+                </td>
+                <td>{new Date(d.created_at).toLocaleString()}</td>
+                <td>{d.expires_at ? new Date(d.expires_at).toLocaleString() : 'no end'}</td>
+                <td>
+                  <ConfirmButton
+                    label={`Withdraw delegation of ${d.user_id}`}
+                    confirmLabel="Withdraw"
+                    onConfirm={() => withdraw.mutate(d.user_id)}
+                  />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}

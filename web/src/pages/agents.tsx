@@ -1,0 +1,205 @@
+// Agents: list with status, owner, name and label filters; create one with its owner and roles.
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { type FormEvent, useState } from 'react';
+import { Link, useNavigate, useSearchParams } from 'react-router';
+import { api, ok } from '../api/client';
+import { SelectField, TextField } from '../components/field';
+import { formatLabels, parseLabels, parseList } from '../components/labels';
+import { Pager, usePage } from '../components/pager';
+import { Empty, Loading, ProblemView } from '../components/status';
+import { useCan } from '../session';
+
+const PER_PAGE = 20;
+type Status = 'active' | 'suspended' | 'revoked';
+
+export function AgentsPage() {
+  const [params, setParams] = useSearchParams();
+  const page = usePage();
+  const status = (params.get('status') ?? '') as Status | '';
+  const name = params.get('name') ?? '';
+  const owner = params.get('owner') ?? '';
+  const label = params.getAll('label');
+  const [nameInput, setNameInput] = useState(name);
+  const [ownerInput, setOwnerInput] = useState(owner);
+  const [labelInput, setLabelInput] = useState(label.join(', '));
+  const canCreate = useCan('agents', 'create');
+  const [creating, setCreating] = useState(false);
+  const query = useQuery({
+    queryKey: ['agents', { page, status, name, owner, label }],
+    queryFn: () =>
+      ok(
+        api.GET('/v1/agents', {
+          params: {
+            query: {
+              page,
+              per_page: PER_PAGE,
+              ...(status ? { status } : {}),
+              ...(name ? { name } : {}),
+              ...(owner ? { owner } : {}),
+              ...(label.length ? { label } : {}),
+            },
+          },
+        }),
+      ),
+    placeholderData: keepPreviousData,
+  });
+  const apply = (e: FormEvent) => {
+    e.preventDefault();
+    const next = new URLSearchParams();
+    if (status) next.set('status', status);
+    if (nameInput.trim()) next.set('name', nameInput.trim());
+    if (ownerInput.trim()) next.set('owner', ownerInput.trim());
+    for (const l of parseList(labelInput)) next.append('label', l);
+    setParams(next);
+  };
+  return (
+    <section>
+      <div className="title-row">
+        <h1>Agents</h1>
+        {canCreate && (
+          <button type="button" onClick={() => setCreating((c) => !c)} aria-expanded={creating}>
+            Create an agent
+          </button>
+        )}
+      </div>
+      {creating && <CreateAgent onDone={() => setCreating(false)} />}
+      <form className="filters" aria-label="Filter agents" onSubmit={apply}>
+        <SelectField
+          label="Status"
+          value={status}
+          onChange={(v) => {
+            const next = new URLSearchParams(params);
+            if (v) next.set('status', v);
+            else next.delete('status');
+            next.delete('page');
+            setParams(next);
+          }}
+          options={[
+            ['', 'Any status'],
+            ['active', 'Active'],
+            ['suspended', 'Suspended'],
+            ['revoked', 'Revoked'],
+          ]}
+        />
+        <TextField label="Name" value={nameInput} onChange={setNameInput} placeholder="exact name" />
+        <TextField label="Owner" value={ownerInput} onChange={setOwnerInput} placeholder="user_…" />
+        <TextField label="Labels" value={labelInput} onChange={setLabelInput} placeholder="team=infra" />
+        <button type="submit">Search</button>
+      </form>
+      {query.isPending ? (
+        <Loading what="agents" />
+      ) : query.isError ? (
+        <ProblemView error={query.error} />
+      ) : query.data.agents.length === 0 ? (
+        <Empty>No agents match.</Empty>
+      ) : (
+        <>
+          <table aria-label="Agents">
+            <thead>
+              <tr>
+                <th>Name</th>
+                <th>Status</th>
+                <th>Owner</th>
+                <th>Roles</th>
+                <th>Labels</th>
+                <th>Last used</th>
+              </tr>
+            </thead>
+            <tbody>
+              {query.data.agents.map((a) => (
+                <tr key={a.id}>
+                  <td>
+                    <Link to={`/agents/${a.id}`}>{a.name}</Link>
+                  </td>
+                  <td>{a.status}</td>
+                  <td>
+                    <code>{a.owner}</code>
+                  </td>
+                  <td>{a.roles.join(', ')}</td>
+                  <td>{formatLabels(a.labels)}</td>
+                  <td>{a.last_used_at ? new Date(a.last_used_at).toLocaleString() : 'never'}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <Pager total={query.data.pagination.total} page={page} perPage={PER_PAGE} />
+        </>
+      )}
+    </section>
+  );
+}
+
+function CreateAgent({ onDone }: { onDone: () => void }) {
+  const queryClient = useQueryClient();
+  const navigate = useNavigate();
+  const [name, setName] = useState('');
+  const [roles, setRoles] = useState('');
+  const [owner, setOwner] = useState('');
+  const [description, setDescription] = useState('');
+  const [labels, setLabels] = useState('');
+  const mutation = useMutation({
+    mutationFn: () =>
+      ok(
+        api.POST('/v1/agents', {
+          body: {
+            name,
+            roles: parseList(roles),
+            ...(owner.trim() ? { owner: owner.trim() } : {}),
+            ...(description ? { description } : {}),
+            ...(labels.trim() ? { labels: parseLabels(labels) } : {}),
+          },
+        }),
+      ),
+    onSuccess: (agent) => {
+      void queryClient.invalidateQueries({ queryKey: ['agents'] });
+      onDone();
+      navigate(`/agents/${agent.id}`);
+    },
+  });
+  const p = mutation.error;
+  return (
+    <form
+      className="panel"
+      aria-label="Create an agent"
+      onSubmit={(e) => {
+        e.preventDefault();
+        mutation.mutate();
+      }}
+    >
+      <TextField label="Agent name" path="/body/name" problem={p} value={name} onChange={setName} required />
+      <TextField label="Roles" path="/body/roles" problem={p} value={roles} onChange={setRoles} placeholder="auditor" />
+      <TextField
+        label="Owner"
+        path="/body/owner"
+        problem={p}
+        value={owner}
+        onChange={setOwner}
+        placeholder="user_… (default: you)"
+      />
+      <TextField
+        label="Description"
+        path="/body/description"
+        problem={p}
+        value={description}
+        onChange={setDescription}
+      />
+      <TextField
+        label="Labels"
+        path="/body/labels"
+        problem={p}
+        value={labels}
+        onChange={setLabels}
+        placeholder="team=infra"
+      />
+      <div className="row">
+        <button type="submit" disabled={mutation.isPending}>
+          Create agent
+        </button>
+        <button type="button" onClick={onDone}>
+          Cancel
+        </button>
+      </div>
+      {mutation.isError && <ProblemView error={mutation.error} title="Not created" />}
+    </form>
+  );
+}

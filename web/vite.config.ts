@@ -1,0 +1,22 @@
+// Builds the console into web/dist, which the web listener serves (src/proxy/web/static-files.ts).
+// Hashed file names under /assets/ let the server cache them for a year; index.html is never cached.
+import react from '@vitejs/plugin-react';
+import { defineConfig } from 'vite';
+
+export default defineConfig({
+  root: import.meta.dirname,
+  plugins: [react()],
+  build: {
+    outDir: 'dist',
+    emptyOutDir: true,
+    // .vite/manifest.json tells scripts/build-web.mjs which chunks the first page load needs.
+    manifest: true,
+    // Sizes are reported by scripts/build-web.mjs (gzipped, first load vs lazy chunks).
+    reportCompressedSize: false,
+    chunkSizeWarningLimit: 1024,
+  },
+  server: {
+    // `npm run web:dev`: the API and the cookie exchange come from a running Gatehouse.
+    proxy: { '/v1': 'http://127.0.0.1:3080', '/webapi': 'http://127.0.0.1:3080' },
+  },
+});
