@@ -48,3 +48,33 @@ export const test = base.extend<{ cspViolations: string[] }>({
 });
 
 export { expect };
+
+/** Runs a command on web-1 through Gatehouse's SSH proxy with the real ssh client, as the admin. */
+export async function sshToWeb1(command: string, timeoutMs = 30_000) {
+  const { sshExec } = await import('../../test/helpers/ssh-client.js');
+  return sshExec(command, {
+    port: env.sshPort(),
+    user: `${env.sshLogin()}@web-1`,
+    password: env.adminToken(),
+    timeoutMs,
+  });
+}
+
+/** Polls the admin API until `check` returns a value (sessions start and recordings upload async). */
+export async function waitFor<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** A user with exactly these roles, and an API key to sign in with. */
+export async function userWithRoles(name: string, roles: string[]): Promise<{ id: string; key: string }> {
+  const user = await adminApi('POST', '/v1/users', { name, roles });
+  if (user.status !== 201) throw new Error(`user ${name}: ${user.status} ${user.text}`);
+  const key = await adminApi('POST', `/v1/users/${user.json.id}/api-keys`, { name: 'e2e' });
+  return { id: user.json.id, key: key.json.api_key };
+}

@@ -10,8 +10,11 @@ export function Loading({ what }: { what: string }) {
   );
 }
 
-/** A failed call as the API explained it: its detail, field errors and request id to quote. */
-export function ProblemView({ error, title }: { error: unknown; title?: string }) {
+/**
+ * A failed call as the API explained it: its detail, field errors and request id to quote. A form
+ * that shows the field errors at their fields passes `inline`, so they are not listed twice.
+ */
+export function ProblemView({ error, title, inline }: { error: unknown; title?: string; inline?: boolean }) {
   if (!(error instanceof Problem)) {
     return (
       <div className="problem" role="alert">
@@ -24,7 +27,7 @@ export function ProblemView({ error, title }: { error: unknown; title?: string }
     <div className="problem" role="alert">
       <strong>{title ?? `Error ${error.status}`}</strong>
       <p>{error.detail}</p>
-      {error.errors.length > 0 && (
+      {error.errors.length > 0 && !inline && (
         <ul>
           {error.errors.map((e) => (
             <li key={e.path + e.message}>

@@ -221,7 +221,7 @@ function Credentials({ agentId, active }: { agentId: string; active: boolean }) 
           </button>
         </form>
       )}
-      {issue.isError && <ProblemView error={issue.error} title="No credential issued" />}
+      {issue.isError && <ProblemView error={issue.error} title="No credential issued" inline />}
       {revoke.isError && <ProblemView error={revoke.error} title="Not revoked" />}
       {query.isPending ? (
         <Loading what="credentials" />

@@ -199,7 +199,7 @@ function CreateAgent({ onDone }: { onDone: () => void }) {
           Cancel
         </button>
       </div>
-      {mutation.isError && <ProblemView error={mutation.error} title="Not created" />}
+      {mutation.isError && <ProblemView error={mutation.error} title="Not created" inline />}
     </form>
   );
 }

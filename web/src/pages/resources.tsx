@@ -248,7 +248,7 @@ function RegisterResource({ onDone }: { onDone: () => void }) {
           Cancel
         </button>
       </div>
-      {mutation.isError && <ProblemView error={mutation.error} title="Not registered" />}
+      {mutation.isError && <ProblemView error={mutation.error} title="Not registered" inline />}
     </form>
   );
 }

@@ -156,7 +156,11 @@ function RoleForm({ id, role, builtin }: { id?: string; role?: RoleBody; builtin
         </p>
       )}
       {save.isError && (
-        <ProblemView error={save.error} title={others.length ? 'Not saved' : 'Not saved: see the fields marked'} />
+        <ProblemView
+          error={save.error}
+          title={others.length ? 'Not saved' : 'Not saved: see the fields marked'}
+          inline={others.length === 0}
+        />
       )}
     </section>
   );

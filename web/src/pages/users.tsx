@@ -149,7 +149,7 @@ function CreateUser({ onDone }: { onDone: () => void }) {
           Cancel
         </button>
       </div>
-      {mutation.isError && <ProblemView error={mutation.error} title="Not created" />}
+      {mutation.isError && <ProblemView error={mutation.error} title="Not created" inline />}
     </form>
   );
 }
@@ -251,7 +251,7 @@ function ApiKeys({ userId }: { userId: string }) {
           </button>
         </form>
       )}
-      {create.isError && <ProblemView error={create.error} title="No key created" />}
+      {create.isError && <ProblemView error={create.error} title="No key created" inline />}
       {remove.isError && <ProblemView error={remove.error} title="Key not deleted" />}
       {query.isPending ? (
         <Loading what="API keys" />

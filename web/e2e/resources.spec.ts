@@ -1,0 +1,85 @@
+import { adminApi, env, expect, screenshot, signIn, test, userWithRoles } from './fixtures.js';
+
+test('resources: list, filter by kind and label (in the URL), page on the server, register, delete', async ({
+  page,
+}) => {
+  for (let i = 0; i < 23; i++) {
+    const r = await adminApi('POST', '/v1/resources', {
+      kind: 'app',
+      name: `app-${String(i).padStart(2, '0')}`,
+      uri: `https://app-${i}.internal`,
+      labels: { env: i % 2 ? 'prod' : 'staging' },
+    });
+    expect(r.status).toBe(201);
+  }
+  await signIn(page);
+  const table = page.getByRole('table', { name: 'Resources' });
+  await expect(table.getByRole('link', { name: 'app-00' })).toBeVisible();
+  await expect(page.getByText('Page 1 of 2 (24 in all)')).toBeVisible();
+  await screenshot(page, 'resources');
+  await page.getByRole('button', { name: 'Next page' }).click();
+  await expect(page).toHaveURL(/page=2/);
+  await expect(page.getByText('Page 2 of 2')).toBeVisible();
+  await expect(table.getByRole('row')).toHaveCount(5); // header + 4
+  await expect(table.getByRole('link', { name: 'web-1' })).toBeVisible();
+
+  await page.getByLabel('Kind').selectOption('server');
+  await expect(page).toHaveURL(/kind=server/);
+  await expect(table.getByRole('row')).toHaveCount(2);
+  await expect(table.getByRole('link', { name: 'web-1' })).toBeVisible();
+
+  // A shared link with a label filter shows the same result.
+  await page.goto(`${env.web()}/resources?label=env%3Dprod`);
+  await expect(page.getByRole('button', { name: 'Remove label filter env=prod' })).toBeVisible();
+  await expect(page.getByText('11 in all')).toBeVisible();
+  await expect(table.getByRole('link', { name: 'web-1' })).toHaveCount(0);
+  await page.getByLabel('Add label filter').fill('env=nothing');
+  await page.getByRole('button', { name: 'Search' }).click();
+  await expect(page.getByText('No resources match.')).toBeVisible();
+
+  // Register: a bad name is refused at its field; a good one lands on the new server's page.
+  await page.goto(`${env.web()}/resources`);
+  await page.getByRole('button', { name: 'Register a resource' }).click();
+  const form = page.getByRole('form', { name: 'Register a resource' });
+  await form.getByLabel('Resource name').fill('bad name!');
+  await form.getByLabel('Address').fill('10.0.0.9:22');
+  await form.getByLabel('Labels').fill('env=dev, team=infra');
+  await form.getByRole('button', { name: 'Register' }).click();
+  await expect(form.getByLabel('Resource name')).toHaveAttribute('aria-invalid', 'true');
+  await expect(form.getByLabel('Resource name')).toHaveAccessibleDescription(/must match pattern/);
+  await expect(form.getByRole('alert').filter({ hasText: 'Not registered' })).toContainText('Request id');
+  await screenshot(page, 'resources-register-error');
+  await form.getByLabel('Resource name').fill('db-host-1');
+  await form.getByRole('button', { name: 'Register' }).click();
+  await expect(page.getByRole('heading', { name: 'db-host-1' })).toBeVisible();
+  const key = page.getByRole('region', { name: "Gatehouse's SSH public key for this server" });
+  await expect(key).toContainText('ssh-ed25519 ');
+  await expect(page.getByRole('button', { name: 'Copy public key' })).toBeVisible();
+  await expect(page.getByText('Not pinned yet')).toBeVisible();
+  await screenshot(page, 'resource-server');
+
+  await page.getByRole('button', { name: 'Delete resource' }).click();
+  await page.getByRole('button', { name: 'Delete db-host-1' }).click();
+  await expect(page).toHaveURL(/\/resources$/);
+  const gone = await adminApi('GET', '/v1/resources?name=db-host-1');
+  expect(gone.json.resources).toHaveLength(0);
+});
+
+test('resources: a viewer without create/delete sees no such buttons; the admin (control) does', async ({ page }) => {
+  const viewer = await userWithRoles('resource-viewer', ['access']);
+  await signIn(page, viewer.key, '/resources?kind=server');
+  await expect(page.getByRole('table', { name: 'Resources' }).getByRole('link', { name: 'web-1' })).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Register a resource' })).toHaveCount(0);
+  await page.getByRole('link', { name: 'web-1' }).click();
+  await expect(page.getByRole('heading', { name: 'web-1' })).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Delete resource' })).toHaveCount(0);
+  // The navigation lists only what the roles let it list.
+  await expect(page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Users' })).toHaveCount(0);
+
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await signIn(page, env.adminKey(), '/resources?kind=server');
+  await expect(page.getByRole('button', { name: 'Register a resource' })).toBeVisible();
+  await page.getByRole('link', { name: 'web-1' }).click();
+  await expect(page.getByRole('button', { name: 'Delete resource' })).toBeVisible();
+  await expect(page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Users' })).toBeVisible();
+});

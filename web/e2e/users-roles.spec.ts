@@ -1,0 +1,115 @@
+import { adminApi, env, expect, screenshot, signIn, test, userWithRoles } from './fixtures.js';
+
+test('role editor: the API refuses a bad verb and a bad TTL at their fields; the fixed role saves', async ({ page }) => {
+  await signIn(page, env.adminKey(), '/roles');
+  await expect(page.getByRole('table', { name: 'Roles' }).getByRole('link', { name: 'auditor' })).toBeVisible();
+  await screenshot(page, 'roles');
+  await page.getByRole('link', { name: 'Create a role' }).click();
+  const form = page.getByRole('form', { name: 'Role' });
+  await form.getByLabel('Role name').fill('dev-ssh');
+  await form.getByLabel('Allow rule 1 collections').fill('sessions, recordings');
+  await form.getByLabel('Allow rule 1 verbs').fill('list, fly');
+  await form.getByRole('button', { name: 'Add allow selector' }).click();
+  await form.getByLabel('Allow selector 1 kinds').fill('server');
+  await form.getByLabel('Allow selector 1 labels').fill('env=dev');
+  await form.getByLabel('Allow logins').fill('ubuntu');
+  await form.getByLabel('Maximum session length').fill('eight hours');
+  await form.getByRole('button', { name: 'Create role' }).click();
+
+  await expect(form.getByLabel('Allow rule 1 verbs')).toHaveAttribute('aria-invalid', 'true');
+  await expect(form.getByLabel('Allow rule 1 verbs')).toHaveAccessibleDescription(/allowed values|must be equal/);
+  await expect(form.getByLabel('Maximum session length')).toHaveAttribute('aria-invalid', 'true');
+  // Positive control: the fields the API did not name are not marked.
+  await expect(form.getByLabel('Allow rule 1 collections')).not.toHaveAttribute('aria-invalid', 'true');
+  await expect(form.getByLabel('Role name')).not.toHaveAttribute('aria-invalid', 'true');
+  await expect(page.getByText('Not saved: see the fields marked')).toBeVisible();
+  await screenshot(page, 'role-editor-errors');
+
+  await form.getByLabel('Allow rule 1 verbs').fill('list, read');
+  await form.getByLabel('Maximum session length').fill('8h');
+  await form.getByRole('button', { name: 'Create role' }).click();
+  await expect(page.getByRole('heading', { name: 'Role dev-ssh' })).toBeVisible();
+  await expect(page.getByText('Saved.')).toBeVisible();
+  const saved = await adminApi('GET', '/v1/roles/dev-ssh');
+  expect(saved.json.allow).toMatchObject({
+    rules: [{ resources: ['sessions', 'recordings'], verbs: ['list', 'read'] }],
+    resources: [{ kinds: ['server'], labels: { env: 'dev' } }],
+    logins: ['ubuntu'],
+  });
+  expect(saved.json.options.max_session_ttl).toBe('8h');
+  await screenshot(page, 'role-editor');
+
+  // A built-in role is shown, not editable.
+  await page.goto(`${env.web()}/roles/role_auditor`);
+  await expect(page.getByText('Built-in roles can be assigned but not changed.')).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Save role' })).toHaveCount(0);
+});
+
+test('users: create with roles and logins, an API key shown once that signs in, then deleted', async ({ page }) => {
+  await signIn(page, env.adminKey(), '/users');
+  await page.getByRole('button', { name: 'Create a user' }).click();
+  const form = page.getByRole('form', { name: 'Create a user' });
+  await form.getByLabel('User name').fill('carol');
+  await form.getByLabel('Roles').fill('auditor');
+  await form.getByLabel('Logins').fill('ubuntu, deploy');
+  await form.getByRole('button', { name: 'Create user' }).click();
+  await expect(page.getByRole('heading', { name: 'carol' })).toBeVisible();
+  await expect(page.getByText('ubuntu, deploy')).toBeVisible();
+  await expect(page.getByText('No API keys.')).toBeVisible();
+
+  await page.getByLabel('Key name').fill('laptop');
+  await page.getByRole('button', { name: 'Create API key' }).click();
+  const shown = page.getByRole('region', { name: 'New API key' });
+  await expect(shown).toContainText('shown once');
+  const key = (await shown.getByTestId('secret').textContent()) as string;
+  expect(key).toMatch(/^ghk_/);
+  await expect(shown.getByRole('button', { name: 'Copy secret' })).toBeVisible();
+  await expect(page.getByRole('table', { name: 'API keys' }).getByRole('cell', { name: 'laptop', exact: true })).toBeVisible();
+  await screenshot(page, 'user-api-key');
+  await shown.getByRole('button', { name: 'I have copied it' }).click();
+  await expect(page.getByTestId('secret')).toHaveCount(0);
+
+  // The key works: carol signs in with it and, as an auditor, has no Users page.
+  const carolPage = await page.context().browser()?.newPage();
+  if (!carolPage) throw new Error('no second page');
+  await signIn(carolPage, key, '/audit');
+  await expect(carolPage.getByRole('heading', { name: 'Audit log' })).toBeVisible();
+  await expect(carolPage.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Users' })).toHaveCount(0);
+  await carolPage.close();
+
+  await page.getByRole('button', { name: 'Delete key laptop' }).click();
+  await page.getByRole('button', { name: 'Delete it' }).click();
+  await expect(page.getByText('No API keys.')).toBeVisible();
+
+  await page.goto(`${env.web()}/users?name=carol`);
+  await expect(page.getByRole('table', { name: 'Users' }).getByRole('row')).toHaveCount(2);
+  await screenshot(page, 'users');
+  await page.getByRole('link', { name: 'carol' }).click();
+  await page.getByRole('button', { name: 'Delete user' }).click();
+  await page.getByRole('button', { name: 'Delete carol' }).click();
+  await expect(page).toHaveURL(/\/users$/);
+  expect((await adminApi('GET', '/v1/users?name=carol')).json.users).toHaveLength(0);
+});
+
+test('users: an editor cannot hand out admin (403 with the reason); the admin can (control)', async ({ page }) => {
+  const editor = await userWithRoles('ed', ['editor']);
+  for (const [key, outcome] of [
+    [editor.key, 'refused'],
+    [env.adminKey(), 'created'],
+  ] as const) {
+    await signIn(page, key, '/users');
+    await page.getByRole('button', { name: 'Create a user' }).click();
+    const form = page.getByRole('form', { name: 'Create a user' });
+    await form.getByLabel('User name').fill(`root-${outcome}`);
+    await form.getByLabel('Roles').fill('admin');
+    await form.getByRole('button', { name: 'Create user' }).click();
+    if (outcome === 'refused') {
+      await expect(form.getByRole('alert')).toContainText('Not created');
+      await expect(form.getByRole('alert')).toContainText('you cannot');
+      await screenshot(page, 'users-forbidden');
+      await page.getByRole('button', { name: 'Sign out' }).click();
+    } else {
+      await expect(page.getByRole('heading', { name: 'root-created' })).toBeVisible();
+    }
+  }
+});
