@@ -1,6 +1,8 @@
 import { adminApi, env, expect, screenshot, signIn, test, userWithRoles } from './fixtures.js';
 
-test('role editor: the API refuses a bad verb and a bad TTL at their fields; the fixed role saves', async ({ page }) => {
+test('role editor: the API refuses a bad verb and a bad TTL at their fields; the fixed role saves', async ({
+  page,
+}) => {
   await signIn(page, env.adminKey(), '/roles');
   await expect(page.getByRole('table', { name: 'Roles' }).getByRole('link', { name: 'auditor' })).toBeVisible();
   await screenshot(page, 'roles');
@@ -64,7 +66,9 @@ test('users: create with roles and logins, an API key shown once that signs in, 
   const key = (await shown.getByTestId('secret').textContent()) as string;
   expect(key).toMatch(/^ghk_/);
   await expect(shown.getByRole('button', { name: 'Copy secret' })).toBeVisible();
-  await expect(page.getByRole('table', { name: 'API keys' }).getByRole('cell', { name: 'laptop', exact: true })).toBeVisible();
+  await expect(
+    page.getByRole('table', { name: 'API keys' }).getByRole('cell', { name: 'laptop', exact: true }),
+  ).toBeVisible();
   await screenshot(page, 'user-api-key');
   await shown.getByRole('button', { name: 'I have copied it' }).click();
   await expect(page.getByTestId('secret')).toHaveCount(0);
