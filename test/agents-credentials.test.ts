@@ -5,9 +5,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createRemoteJWKSet, decodeProtectedHeader, errors as joseErrors, jwtVerify } from 'jose';
 import type { UserRecord } from '../src/auth/records.js';
-import { api, startTestServer, type TestServer, userWithRoles } from './helpers/gatehouse.js';
+import { api, requestsTo, startTestServer, type TestServer, userWithRoles } from './helpers/gatehouse.js';
 
 let server: TestServer;
+const { admin, as } = requestsTo(() => server);
 before(async () => {
   server = await startTestServer({ 'login_throttle.max_failures': 100_000 });
   const role = await admin('POST', '/v1/roles', {
@@ -17,11 +18,6 @@ before(async () => {
   assert.equal(role.status, 201, role.text);
 });
 after(() => server.stop());
-
-const admin = (method: string, path: string, body?: unknown) =>
-  api(server.url, method, path, { token: server.adminToken, ...(body !== undefined ? { body } : {}) });
-const as = (token: string, method: string, path: string, body?: unknown) =>
-  api(server.url, method, path, { token, ...(body !== undefined ? { body } : {}) });
 
 describe('privilege escalation, each refused next to its allowed twin', () => {
   test('a user cannot create an agent with a role they lack', async () => {

@@ -3,22 +3,19 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
-import { api, startTestServer, type TestServer, userWithRoles } from './helpers/gatehouse.js';
+import { api, requestsTo, startTestServer, type TestServer, userWithRoles } from './helpers/gatehouse.js';
 
 const EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
 const ACCESS = 'urn:ietf:params:oauth:token-type:access_token';
 const JWT = 'urn:ietf:params:oauth:token-type:jwt';
 
 let server: TestServer;
+const { admin, as } = requestsTo(() => server);
 let alice: { id: string; token: string };
 let bob: { id: string; token: string };
 let agent: { id: string; name: string };
 let agentToken: string;
 
-const admin = (method: string, path: string, body?: unknown) =>
-  api(server.url, method, path, { token: server.adminToken, ...(body !== undefined ? { body } : {}) });
-const as = (token: string, method: string, path: string, body?: unknown) =>
-  api(server.url, method, path, { token, ...(body !== undefined ? { body } : {}) });
 const exchange = (body: Record<string, unknown>) =>
   api(server.url, 'POST', '/v1/auth/token', { body: { grant_type: EXCHANGE, ...body } });
 

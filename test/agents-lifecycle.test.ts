@@ -12,18 +12,14 @@ import { loadConfig } from '../src/config/load.js';
 import { BUILTIN_ROLES } from '../src/rbac/builtin-roles.js';
 import { compilePolicy } from '../src/rbac/policy.js';
 import { createServices } from '../src/services.js';
-import { api, startTestServer, type TestServer, userWithRoles } from './helpers/gatehouse.js';
+import { api, requestsTo, startTestServer, type TestServer, userWithRoles } from './helpers/gatehouse.js';
 
 let server: TestServer;
+const { admin, as } = requestsTo(() => server);
 before(async () => {
   server = await startTestServer({ 'login_throttle.max_failures': 100_000 });
 });
 after(() => server.stop());
-
-const admin = (method: string, path: string, body?: unknown) =>
-  api(server.url, method, path, { token: server.adminToken, ...(body !== undefined ? { body } : {}) });
-const as = (token: string, method: string, path: string, body?: unknown) =>
-  api(server.url, method, path, { token, ...(body !== undefined ? { body } : {}) });
 
 async function newAgent(name: string, extra: Record<string, unknown> = {}) {
   const res = await admin('POST', '/v1/agents', { name, roles: ['auditor'], ...extra });

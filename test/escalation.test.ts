@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { generateEd25519 } from '../src/lib/ssh-keygen.js';
-import { api, type Reply, startTestServer, type TestServer, userWithRoles } from './helpers/gatehouse.js';
+import { api, type Reply, requestsTo, startTestServer, type TestServer, userWithRoles } from './helpers/gatehouse.js';
 
 const EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
 const STAR = { resources: ['*'], verbs: ['*'] };
@@ -18,12 +18,10 @@ const DEV = {
 };
 
 let server: TestServer;
+const { admin, as } = requestsTo(() => server);
 let adminId: string;
 let n = 0;
 const unique = (prefix: string) => `${prefix}-${++n}`;
-const as = (token: string, method: string, path: string, body?: unknown): Promise<Reply> =>
-  api(server.url, method, path, { token, ...(body !== undefined ? { body } : {}) });
-const admin = (method: string, path: string, body?: unknown) => as(server.adminToken, method, path, body);
 
 async function created(res: Reply | Promise<Reply>, status = 201): Promise<Reply> {
   const r = await res;

@@ -1,16 +1,14 @@
 // Protected resources under label-based RBAC, and AI agents with their credentials.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { api, startTestServer, type TestServer, userWithRoles } from './helpers/gatehouse.js';
+import { api, requestsTo, startTestServer, type TestServer, userWithRoles } from './helpers/gatehouse.js';
 
 let server: TestServer;
+const { admin } = requestsTo(() => server);
 before(async () => {
   server = await startTestServer();
 });
 after(() => server.stop());
-
-const admin = (method: string, path: string, body?: unknown) =>
-  api(server.url, method, path, { token: server.adminToken, ...(body !== undefined ? { body } : {}) });
 
 describe('resources', () => {
   test('each kind is registered with its own fields and listed under its own name', async () => {

@@ -7,11 +7,10 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import ssh2, { type ParsedKey } from 'ssh2';
 import { keys } from '../src/auth/records.js';
-import { api, startTestServer, type TestServer, userWithRoles } from './helpers/gatehouse.js';
+import { api, requestsTo, startTestServer, type TestServer, userWithRoles } from './helpers/gatehouse.js';
 
 let server: TestServer;
-const admin = (method: string, path: string, body?: unknown) =>
-  api(server.url, method, path, { token: server.adminToken, ...(body !== undefined ? { body } : {}) });
+const { admin } = requestsTo(() => server);
 const resources = () => server.gatehouse.services.resources;
 const hostKey = () => ssh2.utils.generateKeyPairSync('ed25519', { comment: 'host' }).public;
 const blobOf = (line: string) => Buffer.from(line.split(' ')[1] as string, 'base64');

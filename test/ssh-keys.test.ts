@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import ssh2, { type ParsedKey } from 'ssh2';
 import { generateEd25519 } from '../src/lib/ssh-keygen.js';
-import { api, startTestServer, type TestServer, userWithRoles } from './helpers/gatehouse.js';
+import { api, requestsTo, startTestServer, type TestServer, userWithRoles } from './helpers/gatehouse.js';
 
 // Made with ssh-keygen; the fingerprints are what `ssh-keygen -lf` printed.
 const ED25519 = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAILxGAPv5H0/C2XohVtHesXMI7Ft9Pb3/8p8LKcrbep6A my laptop';
@@ -22,8 +22,7 @@ const blobOf = (line: string) => Buffer.from(line.split(' ')[1] as string, 'base
 const freshKey = (comment = 'test') => generateEd25519(comment);
 
 let server: TestServer;
-const admin = (method: string, path: string, body?: unknown) =>
-  api(server.url, method, path, { token: server.adminToken, ...(body !== undefined ? { body } : {}) });
+const { admin } = requestsTo(() => server);
 const lookup = (blob: Buffer) => server.gatehouse.services.sshKeys.findPrincipalByKey(blob);
 const newUser = async (name: string) => (await admin('POST', '/v1/users', { name, roles: [] })).json.id as string;
 const newAgent = async (name: string) => (await admin('POST', '/v1/agents', { name })).json.id as string;

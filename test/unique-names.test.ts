@@ -6,18 +6,16 @@ import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import pino from 'pino';
 import { openSqliteBackend } from '../src/backend/sqlite.js';
-import { api, type Reply, startTestServer, type TestServer } from './helpers/gatehouse.js';
+import { api, type Reply, requestsTo, startTestServer, type TestServer } from './helpers/gatehouse.js';
 
 const WEBHOOK_HOSTS = { webhook_allowed_hosts: ['127.0.0.1'] };
 
 let server: TestServer;
+const { admin } = requestsTo(() => server);
 before(async () => {
   server = await startTestServer(WEBHOOK_HOSTS);
 });
 after(() => server.stop());
-
-const admin = (method: string, path: string, body?: unknown) =>
-  api(server.url, method, path, { token: server.adminToken, ...(body !== undefined ? { body } : {}) });
 
 function assertNameTaken(res: Reply, existing: string): void {
   assert.equal(res.status, 409, res.text);

@@ -1,16 +1,14 @@
 // Users, their API keys, and roles: lifecycle, conflicts, and the guards that prevent lock-out.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { api, startTestServer, type TestServer, userWithRoles } from './helpers/gatehouse.js';
+import { api, requestsTo, startTestServer, type TestServer, userWithRoles } from './helpers/gatehouse.js';
 
 let server: TestServer;
+const { admin } = requestsTo(() => server);
 before(async () => {
   server = await startTestServer();
 });
 after(() => server.stop());
-
-const admin = (method: string, path: string, body?: unknown) =>
-  api(server.url, method, path, { token: server.adminToken, ...(body !== undefined ? { body } : {}) });
 
 describe('users', () => {
   test('create, get, list with filters and paging, delete', async () => {

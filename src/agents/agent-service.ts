@@ -8,7 +8,7 @@ import type { Covering } from '../auth/covering.js';
 import type { PolicyResolver } from '../auth/policy-resolver.js';
 import { actorOf, eventContext, type Principal, type RequestContext } from '../auth/principal.js';
 import {
-  type AgentLimits as AgentRateLimits,
+  type AgentRateLimit,
   type AgentRecord,
   type AgentStatus,
   keys,
@@ -35,7 +35,7 @@ export interface CreateAgentInput {
   roles: string[];
   owner?: string;
   max_credential_ttl?: number | null;
-  rate_limit?: Partial<AgentRateLimits>;
+  rate_limit?: Partial<AgentRateLimit>;
 }
 
 export interface UpdateAgentInput {
@@ -45,7 +45,7 @@ export interface UpdateAgentInput {
   roles?: string[];
   status?: AgentStatus;
   max_credential_ttl?: number | null;
-  rate_limit?: Partial<AgentRateLimits>;
+  rate_limit?: Partial<AgentRateLimit>;
 }
 
 /** What a kill switch ended, as the API reports it. */
@@ -59,7 +59,7 @@ export interface Ended {
 
 export type AgentService = ReturnType<typeof createAgentService>;
 
-const limitsOf = (input: Partial<AgentRateLimits> | undefined, base?: AgentRateLimits): AgentRateLimits => ({
+const limitsOf = (input: Partial<AgentRateLimit> | undefined, base?: AgentRateLimit): AgentRateLimit => ({
   requests_per_minute:
     input?.requests_per_minute !== undefined ? input.requests_per_minute : (base?.requests_per_minute ?? null),
   credentials_per_minute:

@@ -28,7 +28,7 @@ export interface UserRecord {
 
 export type AgentStatus = 'active' | 'suspended' | 'revoked';
 
-export interface AgentLimits {
+export interface AgentRateLimit {
   /** Requests per minute with this agent's tokens; null: the cluster default. */
   requests_per_minute: number | null;
   /** Credentials issued to this agent per minute (credentials endpoint and token exchange). */
@@ -45,7 +45,7 @@ export interface AgentRecord {
   labels: Record<string, string>;
   /** Upper bound of any credential's lifetime in seconds; null: the cluster's maximum. */
   max_credential_ttl?: number | null;
-  rate_limit?: AgentLimits;
+  rate_limit?: AgentRateLimit;
   created_at: string;
   updated_at: string;
 }

@@ -1,6 +1,6 @@
 // Bearer secrets (API keys, access and refresh tokens): 256 random bits behind a recognizable prefix,
 // so secret scanners can find leaks. Only their SHA-256 hash is ever stored.
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 
 export const SECRET_PREFIXES = {
   apiKey: 'ghk_',
@@ -34,10 +34,4 @@ export function hashSecret(value: string): string {
 /** A short, non-secret label for a secret, shown in listings so people can tell keys apart. */
 export function secretHint(value: string): string {
   return `${value.slice(0, 8)}…`;
-}
-
-export function safeEqual(a: string, b: string): boolean {
-  const ab = Buffer.from(a);
-  const bb = Buffer.from(b);
-  return ab.length === bb.length && timingSafeEqual(ab, bb);
 }

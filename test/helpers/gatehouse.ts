@@ -123,3 +123,16 @@ export async function userWithRoles(
     refresh: token.json.refresh_token as string,
   };
 }
+
+/**
+ * The request wrappers every API test uses: `admin(method, path, body?)` with the admin's token and
+ * `as(token, method, path, body?)`. The server is read when a request is made, so a file can bind
+ * them before its `before()` starts the server.
+ */
+export function requestsTo(server: () => TestServer) {
+  const as = (token: string, method: string, path: string, body?: unknown): Promise<Reply> =>
+    api(server().url, method, path, { token, ...(body !== undefined ? { body } : {}) });
+  const admin = (method: string, path: string, body?: unknown): Promise<Reply> =>
+    as(server().adminToken, method, path, body);
+  return { admin, as };
+}

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { TOKEN_EXCHANGE_GRANT } from '../../agents/token-exchange.js';
 
 const TokenText = (description: string) => Type.Optional(Type.String({ minLength: 1, maxLength: 512, description }));
 const TokenTypeText = (description: string) =>
@@ -13,7 +14,7 @@ export const TokenRequest = Type.Object(
   {
     api_key: TokenText('An API key (ghk_…) or the bootstrap key'),
     grant_type: Type.Optional(
-      Type.Literal('urn:ietf:params:oauth:grant-type:token-exchange', {
+      Type.Literal(TOKEN_EXCHANGE_GRANT, {
         description: 'Token exchange (RFC 8693): an agent acting for a user',
       }),
     ),
