@@ -68,4 +68,9 @@ test('audit log: a type prefix, a failure filter and a time range; nothing match
   await page.goto(`${env.web()}/audit?type=auth.*&to=2000-01-01T00:00:00.000Z`);
   await expect(page.getByText('No events match.')).toBeVisible();
   await expect(page.getByLabel('To', { exact: true })).not.toHaveValue('');
+  // Back to the previous search: the form follows the URL.
+  await page.goBack();
+  await expect(page.getByLabel('Outcome')).toHaveValue('false');
+  await expect(page.getByLabel('To', { exact: true })).toHaveValue('');
+  await expect(rows.nth(1)).toContainText('failed');
 });

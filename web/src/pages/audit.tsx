@@ -64,16 +64,6 @@ const fromLocalInput = (v: string) => (v ? new Date(v).toISOString() : '');
 export function AuditPage() {
   const [params, setParams] = useSearchParams();
   const filters = filtersOf(params);
-  const [form, setForm] = useState(() => ({
-    type: filters.type.join(', '),
-    actor: filters.actor ?? '',
-    target: filters.target ?? '',
-    session_id: filters.session_id ?? '',
-    actor_kind: filters.actor_kind ?? '',
-    success: filters.success === undefined ? '' : String(filters.success),
-    from: toLocalInput(filters.from),
-    to: toLocalInput(filters.to),
-  }));
   const [exportError, setExportError] = useState<unknown>();
   const events = useInfiniteQuery({
     queryKey: ['events', filters],
@@ -88,17 +78,6 @@ export function AuditPage() {
       ),
     getNextPageParam: (last) => last.next_cursor ?? undefined,
   });
-  const apply = (e: FormEvent) => {
-    e.preventDefault();
-    const next = new URLSearchParams();
-    for (const t of parseList(form.type)) next.append('type', t);
-    for (const [k] of TEXT_FILTERS) if (form[k].trim()) next.set(k, form[k].trim());
-    if (form.actor_kind) next.set('actor_kind', form.actor_kind);
-    if (form.success) next.set('success', form.success);
-    if (form.from) next.set('from', fromLocalInput(form.from));
-    if (form.to) next.set('to', fromLocalInput(form.to));
-    setParams(next);
-  };
   const exportNdjson = () => {
     const q = new URLSearchParams(params);
     q.set('format', 'ndjson');
@@ -115,53 +94,7 @@ export function AuditPage() {
         </button>
       </div>
       {exportError !== undefined && <ProblemView error={exportError} title="Export failed" />}
-      <form className="filters" aria-label="Filter events" onSubmit={apply}>
-        <TextField
-          label="Event types"
-          value={form.type}
-          onChange={(v) => setForm({ ...form, type: v })}
-          placeholder="session.*, auth.token.issued"
-        />
-        {TEXT_FILTERS.map(([k, label, hint]) => (
-          <TextField
-            key={k}
-            label={label}
-            value={form[k]}
-            onChange={(v) => setForm({ ...form, [k]: v })}
-            placeholder={hint}
-          />
-        ))}
-        <SelectField
-          label="Actor kind"
-          value={form.actor_kind}
-          onChange={(v) => setForm({ ...form, actor_kind: v })}
-          options={[
-            ['', 'Any'],
-            ['user', 'User'],
-            ['agent', 'Agent'],
-            ['system', 'System'],
-            ['anonymous', 'Anonymous'],
-          ]}
-        />
-        <SelectField
-          label="Outcome"
-          value={form.success}
-          onChange={(v) => setForm({ ...form, success: v })}
-          options={[
-            ['', 'Any'],
-            ['true', 'Succeeded'],
-            ['false', 'Failed or denied'],
-          ]}
-        />
-        <TextField
-          label="From"
-          type="datetime-local"
-          value={form.from}
-          onChange={(v) => setForm({ ...form, from: v })}
-        />
-        <TextField label="To" type="datetime-local" value={form.to} onChange={(v) => setForm({ ...form, to: v })} />
-        <button type="submit">Search</button>
-      </form>
+      <AuditFilters key={params.toString()} params={params} onApply={setParams} />
       {events.isPending ? (
         <Loading what="events" />
       ) : rows.length === 0 && events.isError ? (
@@ -200,6 +133,76 @@ export function AuditPage() {
         </>
       )}
     </section>
+  );
+}
+
+/** The filter form, made anew whenever the URL changes (back, forward, a shared link). */
+function AuditFilters({ params, onApply }: { params: URLSearchParams; onApply: (p: URLSearchParams) => void }) {
+  const filters = filtersOf(params);
+  const [form, setForm] = useState(() => ({
+    type: filters.type.join(', '),
+    actor: filters.actor ?? '',
+    target: filters.target ?? '',
+    session_id: filters.session_id ?? '',
+    actor_kind: filters.actor_kind ?? '',
+    success: filters.success === undefined ? '' : String(filters.success),
+    from: toLocalInput(filters.from),
+    to: toLocalInput(filters.to),
+  }));
+  const apply = (e: FormEvent) => {
+    e.preventDefault();
+    const next = new URLSearchParams();
+    for (const t of parseList(form.type)) next.append('type', t);
+    for (const [k] of TEXT_FILTERS) if (form[k].trim()) next.set(k, form[k].trim());
+    if (form.actor_kind) next.set('actor_kind', form.actor_kind);
+    if (form.success) next.set('success', form.success);
+    if (form.from) next.set('from', fromLocalInput(form.from));
+    if (form.to) next.set('to', fromLocalInput(form.to));
+    onApply(next);
+  };
+  return (
+    <form className="filters" aria-label="Filter events" onSubmit={apply}>
+      <TextField
+        label="Event types"
+        value={form.type}
+        onChange={(v) => setForm({ ...form, type: v })}
+        placeholder="session.*, auth.token.issued"
+      />
+      {TEXT_FILTERS.map(([k, label, hint]) => (
+        <TextField
+          key={k}
+          label={label}
+          value={form[k]}
+          onChange={(v) => setForm({ ...form, [k]: v })}
+          placeholder={hint}
+        />
+      ))}
+      <SelectField
+        label="Actor kind"
+        value={form.actor_kind}
+        onChange={(v) => setForm({ ...form, actor_kind: v })}
+        options={[
+          ['', 'Any'],
+          ['user', 'User'],
+          ['agent', 'Agent'],
+          ['system', 'System'],
+          ['anonymous', 'Anonymous'],
+        ]}
+      />
+      <SelectField
+        label="Outcome"
+        value={form.success}
+        onChange={(v) => setForm({ ...form, success: v })}
+        options={[
+          ['', 'Any'],
+          ['true', 'Succeeded'],
+          ['false', 'Failed or denied'],
+        ]}
+      />
+      <TextField label="From" type="datetime-local" value={form.from} onChange={(v) => setForm({ ...form, from: v })} />
+      <TextField label="To" type="datetime-local" value={form.to} onChange={(v) => setForm({ ...form, to: v })} />
+      <button type="submit">Search</button>
+    </form>
   );
 }
 
