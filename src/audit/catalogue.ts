@@ -78,6 +78,10 @@ export const EVENT_TYPES = {
     description: 'The proxy could not reach or log in to the target server, or its host key changed.',
   },
   'session.command': { code: 'GH4005I', description: 'A command was run (ssh host cmd) in a session.' },
+  'session.observed': {
+    code: 'GH4008I',
+    description: 'Someone started watching a live session (GET /v1/sessions/{id}/stream; read-only).',
+  },
   'session.port_forward': {
     code: 'GH4006I',
     description: 'A port forwarding channel was opened through the proxy (a role allowed it).',

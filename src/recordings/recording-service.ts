@@ -10,6 +10,7 @@ import type { Config } from '../config/schema.js';
 import type { Clock } from '../lib/clock.js';
 import { parseDuration } from '../lib/duration.js';
 import { plainTextFromCast } from './asciicast.js';
+import { openLiveTail } from './live-tail.js';
 import type { ObjectStore } from './object-store.js';
 import { openObjectStore } from './open.js';
 import { createSpool } from './spool.js';
@@ -100,6 +101,8 @@ export function createRecordingService(deps: RecordingServiceDeps) {
       await store.close();
     },
     begin: spool.begin,
+    /** A live session's recording as it grows, for a viewer (undefined: not being recorded here). */
+    watchLive: (sessionId: string) => openLiveTail(spool, sessionId),
     status,
     openRecording,
     /** The recording as plain text without escape sequences (GET …/recording?format=text). */

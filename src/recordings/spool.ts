@@ -89,6 +89,20 @@ export interface Artifact {
   interrupted: boolean;
 }
 
+/** Someone watching a live recording (live-tail.ts): every line appended from now on, then the end. */
+export interface LineWatcher {
+  line(line: string): void;
+  end(): void;
+}
+
+/** Where a watcher joined: the lines before it are the first `bytes` bytes of the file. */
+export interface WatchStart {
+  partPath: string;
+  castPath: string;
+  bytes: number;
+  stop(): void;
+}
+
 export type SessionRecording = ReturnType<Spool['begin']>;
 export type Spool = ReturnType<typeof createSpool>;
 
@@ -102,7 +116,10 @@ export function createSpool(opts: SpoolOptions) {
   };
   let used = 0;
   let lock: SpoolLock | undefined;
-  const active = new Map<string, { close(why?: string): Promise<ClosedRecording> }>();
+  const active = new Map<
+    string,
+    { close(why?: string): Promise<ClosedRecording>; watch(w: LineWatcher): WatchStart }
+  >();
   const closedListeners = new Set<(r: ClosedRecording) => void>();
   const known = new Map<string, { truncated: boolean; interrupted: boolean }>();
 
@@ -133,6 +150,11 @@ export function createSpool(opts: SpoolOptions) {
     let writeError: unknown;
     let closing: Promise<ClosedRecording> | undefined;
     let opened = false;
+    // Live viewers get each line as it is queued for the file, in the same order.
+    const watchers = new Set<LineWatcher>();
+    const emit = (line: string) => {
+      for (const w of watchers) w.line(line);
+    };
     stream.once('open', () => {
       opened = true;
     });
@@ -154,6 +176,7 @@ export function createSpool(opts: SpoolOptions) {
         bytes += Buffer.byteLength(marker);
         used += Buffer.byteLength(marker); // within the reserve, which close() gives back
         stream.write(marker);
+        emit(marker);
       }
       o.onLimit?.(why, stopped);
       return stopped;
@@ -170,12 +193,19 @@ export function createSpool(opts: SpoolOptions) {
       bytes += len;
       used += len;
       stream.write(encoded);
+      if (watchers.size > 0) emit(line);
       return 'recorded';
     }
 
     async function close(why?: string): Promise<ClosedRecording> {
       if (!stopped) append(encoder.flush());
-      if (why && !writeError) stream.write(encoder.marker(`${why}`));
+      if (why && !writeError) {
+        const marker = encoder.marker(`${why}`);
+        stream.write(marker);
+        emit(marker);
+      }
+      for (const w of watchers) w.end();
+      watchers.clear();
       await new Promise<void>((resolve) => {
         if (stream.closed) return resolve();
         stream.once('close', () => resolve());
@@ -233,6 +263,10 @@ export function createSpool(opts: SpoolOptions) {
       close: (why) => {
         closing ??= close(why);
         return closing;
+      },
+      watch: (w) => {
+        watchers.add(w);
+        return { partPath: path, castPath: paths.cast(sessionId), bytes, stop: () => watchers.delete(w) };
       },
     });
     return recording;
@@ -331,6 +365,8 @@ export function createSpool(opts: SpoolOptions) {
       return () => closedListeners.delete(listener);
     },
     isActive: (sessionId: string): boolean => active.has(sessionId),
+    /** Follows a live recording from now on (undefined when it is not being recorded here). */
+    watch: (sessionId: string, w: LineWatcher): WatchStart | undefined => active.get(sessionId)?.watch(w),
     get usedBytes(): number {
       return used;
     },

@@ -1,6 +1,7 @@
 // Sessions as the API sees them: who may see which (their own always; everyone's if their roles may
 // read recordings, since session metadata is what a recording is about), terminating a live one,
-// one-time tickets to connect, and reading a finished session's recording — each with its event.
+// one-time tickets to connect, watching a live session, and reading a finished session's recording —
+// each with its event.
 import type { AuditLog } from '../audit/audit-log.js';
 import { actorOf, eventContext, type Principal, type RequestContext } from '../auth/principal.js';
 import { scopeOf } from '../auth/principal-pipeline.js';
@@ -32,7 +33,7 @@ export function createSessionService(deps: {
   state: StateStore;
   audit: AuditLog;
   sessions: SessionRegistry;
-  recordings: Pick<RecordingService, 'status' | 'openRecording' | 'openText'>;
+  recordings: Pick<RecordingService, 'status' | 'openRecording' | 'openText' | 'watchLive'>;
   tickets: Pick<TicketService, 'issue'>;
   sshAccess: Pick<SshAccess, 'authorize'>;
 }) {
@@ -129,6 +130,36 @@ export function createSessionService(deps: {
         data: { login: input.login, via: 'ticket' },
       });
       return { ticket, expiresAt, server };
+    },
+
+    /**
+     * Follows a live session's recording as it is written (read-only), recorded as
+     * `session.observed`. Only the proxy instance that holds the session can serve it.
+     */
+    async watchLive(ctx: Ctx, id: string) {
+      const record = findVisible(ctx.principal, id);
+      if (record.status !== 'active') throw conflict(`session ${record.id} has ${record.status}: play its recording`);
+      if (!record.recorded) throw notFound('live recording of session', record.id);
+      const tail = recordings.watchLive(record.id);
+      if (!tail) {
+        throw new GatehouseError('unavailable', `session ${record.id} is not recorded on this instance`, {
+          headers: { 'retry-after': '5' },
+        });
+      }
+      try {
+        await audit.record({
+          type: 'session.observed',
+          actor: actorOf(ctx),
+          target: record.resource,
+          session_id: record.id,
+          ...eventContext(ctx),
+          data: { principal: record.principal, login: record.login },
+        });
+      } catch (e) {
+        tail.stop();
+        throw e;
+      }
+      return { record, tail };
     },
 
     /** The finished session's recording (asciicast, or text), recorded as read. */

@@ -1,7 +1,9 @@
 // Sessions brokered by the proxy, over HTTP: list and read them (live counters included), terminate
-// a live one, ask for a one-time ticket to connect, and download a finished session's recording.
+// a live one, ask for a one-time ticket to connect, watch a live one (server-sent events), and
+// download a finished session's recording.
 // Who sees what, and the events, are the sessions service's (sessions/session-service.ts).
-import { Readable } from 'node:stream';
+import { once } from 'node:events';
+import { PassThrough, Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import { GatehouseError } from '../../lib/errors.js';
 import { page } from '../../lib/paging.js';
@@ -134,6 +136,46 @@ export function sessionRoutes(
         .type(text ? 'text/plain; charset=utf-8' : 'application/x-asciicast')
         .header('content-disposition', `attachment; filename="${filename}"`)
         .send((text ? Readable.from(body as AsyncIterable<string>) : body) as never);
+    },
+  );
+
+  app.get(
+    '/v1/sessions/:id/stream',
+    {
+      config: { permission: { resource: 'recordings', verb: 'read' } },
+      schema: {
+        tags,
+        summary:
+          'Watch a live session as it happens (text/event-stream, read-only): each message is one asciicast v2 line, the header first and what was recorded before you joined; `event: end` when the session ends',
+        params: SessionParams,
+        response: responses({ 200: Type.String({ description: 'text/event-stream' }) }),
+      },
+    },
+    async (request, reply) => {
+      const { tail } = await service.watchLive(authenticatedContext(request), request.params.id);
+      const out = new PassThrough();
+      // Comments keep idle connections (and proxies in between) from timing out.
+      const keepAlive = setInterval(() => out.write(': keep-alive\n\n'), 15_000);
+      reply.raw.once('close', () => tail.stop());
+      void (async () => {
+        try {
+          for await (const line of tail.lines) {
+            if (!out.write(`data: ${line}\n\n`)) await Promise.race([once(out, 'drain'), once(out, 'close')]);
+            if (out.destroyed) break;
+          }
+          out.write(`event: end\ndata: ${JSON.stringify({ reason: tail.end ?? 'ended' })}\n\n`);
+        } catch (error) {
+          request.log.warn({ err: error }, 'live session stream');
+        } finally {
+          clearInterval(keepAlive);
+          out.end();
+        }
+      })();
+      return reply
+        .type('text/event-stream; charset=utf-8')
+        .header('cache-control', 'no-store')
+        .header('x-accel-buffering', 'no')
+        .send(out as never);
     },
   );
 }
