@@ -70,6 +70,29 @@ test('a live session is listed as live and terminated from its page; the user is
   expect(result.stderr + result.stdout).toContain('session terminated');
 });
 
+test('watching a live session: output arrives as it happens, then the end; the watch is audited', async ({
+  page,
+}) => {
+  const command = 'for i in 1 2 3 4 5 6; do echo live-tick-$i; sleep 0.7; done';
+  const running = sshToWeb1(command, 60_000);
+  const live = await waitFor('the session to be live', async () => {
+    const [s] = await sessionsWith(command);
+    return s?.status === 'active' ? s : undefined;
+  });
+  await signIn(page, env.adminKey(), `/sessions/${live.id}`);
+  const view = page.getByRole('region', { name: 'Live session' });
+  await expect(view.locator('.ap-term')).toContainText('live-tick-1');
+  // A line printed after the page opened reaches it without a reload.
+  await expect(view.locator('.ap-term')).toContainText('live-tick-5', { timeout: 15_000 });
+  await screenshot(page, 'session-live-view');
+  // When it ends, the page turns into the ended session's page, with its recording to play.
+  await expect(page.getByTestId('session-status')).toHaveText('ended', { timeout: 15_000 });
+  await expect(page.getByRole('region', { name: 'Recording player' })).toBeVisible({ timeout: 15_000 });
+  expect((await running).code).toBe(0);
+  const observed = await adminApi('GET', `/v1/events?type=session.observed&session_id=${live.id}`);
+  expect(observed.json.events).toHaveLength(1);
+});
+
 test('an auditor, who may read but not terminate sessions, has no terminate button (the test above is the control)', async ({
   page,
 }) => {

@@ -9,6 +9,7 @@ import { SelectField, TextField } from '../components/field';
 import { Pager, usePage } from '../components/pager';
 import { Empty, Loading, ProblemView } from '../components/status';
 import { useCan } from '../session';
+import { LiveView } from './live-view';
 import { Recording } from './recording';
 
 const PER_PAGE = 20;
@@ -139,6 +140,7 @@ export function SessionPage() {
   const { id = '' } = useParams();
   const queryClient = useQueryClient();
   const canTerminate = useCan('sessions', 'delete');
+  const canWatch = useCan('recordings', 'read');
   const query = useQuery({
     queryKey: ['session', id],
     queryFn: () => ok(api.GET('/v1/sessions/{id}', { params: { path: { id } } })),
@@ -203,6 +205,8 @@ export function SessionPage() {
       </dl>
       {s.recording.status === 'uploaded' ? (
         <Recording sessionId={s.id} startedAt={s.started_at} />
+      ) : s.status === 'active' && s.recording.status === 'recording' && canWatch ? (
+        <LiveView sessionId={s.id} />
       ) : s.status === 'active' ? (
         <p className="muted">The recording can be played once the session has ended.</p>
       ) : s.recording.status === 'pending' ? (
