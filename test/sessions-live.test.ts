@@ -1,6 +1,7 @@
 // Watching a live SSH session (GET /v1/sessions/{id}/stream) with a real sshd and OpenSSH client:
 // the viewer gets the header and what was recorded before it joined, then each line as it happens,
-// then `event: end`; it is read-only, recorded as session.observed, and needs recordings:read.
+// then `event: end`; it is read-only, recorded as session.observed, and needs recordings:read. And the
+// sessions list's server-side search by command.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { api, startTestServer, type TestServer, userWithRoles } from './helpers/gatehouse.js';
@@ -122,6 +123,17 @@ if (requireSshd('live session view')) {
         token: gh.adminToken,
       });
       assert.equal(unknown.status, 404);
+    });
+
+    test('sessions are found by the text of their command, any case, on the server', async () => {
+      const search = async (text: string) =>
+        (await api(gh.url, 'GET', `/v1/sessions?command=${encodeURIComponent(text)}`, { token: gh.adminToken })).json
+          .sessions as Array<{ command: string }>;
+      const found = await search('WHILE-watched');
+      assert.equal(found.length, 1);
+      assert.match(found[0]?.command ?? '', /echo while-watched/);
+      assert.equal((await search('no command has this')).length, 0);
+      assert.ok((await search('echo')).length >= 2);
     });
 
     test('a viewer that goes away stops being fed; the session goes on', async () => {

@@ -19,6 +19,8 @@ export interface SessionFilter {
   server?: string;
   login?: string;
   type?: SessionType;
+  /** Substring of the exec command line or subsystem, any case. */
+  command?: string;
 }
 
 export type RecordingView =
@@ -71,13 +73,15 @@ export function createSessionService(deps: {
     view,
     /** Newest first, only what the caller may see. */
     list(p: Principal, q: SessionFilter): SessionRecord[] {
+      const command = q.command?.toLowerCase();
       const matches = (s: SessionRecord) =>
         visible(p, s) &&
         (q.status === undefined || s.status === q.status) &&
         (q.principal === undefined || s.principal.id === q.principal || s.principal.name === q.principal) &&
         (q.server === undefined || s.resource.id === q.server || s.resource.name === q.server) &&
         (q.login === undefined || s.login === q.login) &&
-        (q.type === undefined || s.type === q.type);
+        (q.type === undefined || s.type === q.type) &&
+        (command === undefined || (s.command ?? '').toLowerCase().includes(command));
       return sessions.list().filter(matches).reverse();
     },
 

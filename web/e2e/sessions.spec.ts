@@ -25,6 +25,15 @@ test('an ended session plays back to a known line, with a marker per command, as
   const table = page.getByRole('table', { name: 'Sessions' });
   await expect(table.getByRole('link', { name: session.id })).toBeVisible();
   await screenshot(page, 'sessions');
+  // Found by its command, on the server; a search for something else finds nothing.
+  await page.getByLabel('Command contains').fill('RECORDED-line');
+  await page.getByRole('button', { name: 'Search' }).click();
+  await expect(page).toHaveURL(/command=RECORDED-line/);
+  await expect(table.getByRole('row')).toHaveCount(2);
+  await page.getByLabel('Command contains').fill('nothing-ran-this');
+  await page.getByRole('button', { name: 'Search' }).click();
+  await expect(page.getByText('No sessions match.')).toBeVisible();
+  await page.goto(`${env.web()}/sessions?status=ended&command=recorded-line`);
   await table.getByRole('link', { name: session.id }).click();
   await expect(page.getByTestId('session-status')).toHaveText('ended');
 

@@ -48,6 +48,14 @@ export const SessionQuery = listQuery({
   server: Type.Optional(Type.String({ maxLength: 80, description: 'srv_… id or server name' })),
   login: Type.Optional(Type.String({ maxLength: 64 })),
   type: Type.Optional(Type.Union([Type.Literal('shell'), Type.Literal('exec'), Type.Literal('subsystem')])),
+  command: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 200,
+      description:
+        'Text the session’s command contains, case-insensitive: the command line of `ssh host cmd` or the subsystem (sftp); commands typed into a shell are not indexed',
+    }),
+  ),
 });
 export const SessionParams = Type.Object(
   { id: Type.String({ pattern: idPattern('session'), maxLength: 40 }) },

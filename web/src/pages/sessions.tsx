@@ -13,7 +13,7 @@ import { LiveView } from './live-view';
 import { Recording } from './recording';
 
 const PER_PAGE = 20;
-const FILTERS = ['principal', 'server', 'login'] as const;
+const FILTERS = ['principal', 'server', 'login', 'command'] as const;
 
 export function SessionsPage() {
   const [params, setParams] = useSearchParams();
@@ -91,6 +91,13 @@ export function SessionsPage() {
         <TextField label="Who" value={inputs.principal} onChange={(v) => setInputs({ ...inputs, principal: v })} />
         <TextField label="Server" value={inputs.server} onChange={(v) => setInputs({ ...inputs, server: v })} />
         <TextField label="Login" value={inputs.login} onChange={(v) => setInputs({ ...inputs, login: v })} />
+        <TextField
+          label="Command contains"
+          value={inputs.command}
+          onChange={(v) => setInputs({ ...inputs, command: v })}
+          placeholder="e.g. deploy"
+          hint="Searches the command lines of ssh host cmd on the server"
+        />
         <button type="submit">Search</button>
       </form>
       {query.isPending ? (
