@@ -1,7 +1,7 @@
 // Watching a live SSH session (GET /v1/sessions/{id}/stream) with a real sshd and OpenSSH client:
 // the viewer gets the header and what was recorded before it joined, then each line as it happens,
 // then `event: end`; it is read-only, recorded as session.observed, and needs recordings:read. And the
-// sessions list's server-side search by command.
+// sessions list's server-side search by command and by recorded text.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { api, startTestServer, type TestServer, userWithRoles } from './helpers/gatehouse.js';
@@ -134,6 +134,25 @@ if (requireSshd('live session view')) {
       assert.match(found[0]?.command ?? '', /echo while-watched/);
       assert.equal((await search('no command has this')).length, 0);
       assert.ok((await search('echo')).length >= 2);
+    });
+
+    test('sessions are found by what their recording shows, any case, through the text index', async () => {
+      const search = async (text: string) =>
+        api(gh.url, 'GET', `/v1/sessions?text=${encodeURIComponent(text)}`, { token: gh.adminToken });
+      // Indexed when the recording closes, a moment after the session ends.
+      const found = await until('the recording to be indexed', async () => {
+        const r = await search('LAST-LINE');
+        return r.json.sessions.length > 0 ? r.json.sessions : undefined;
+      });
+      assert.equal(found.length, 1);
+      assert.match(found[0].command, /echo last-line/);
+      // The output, not the command line: "before-the-viewer" was printed, "sleep 1.5" was not.
+      assert.equal((await search('before-the-viewer')).json.sessions.length, 1);
+      assert.equal((await search('sleep 1.5')).json.sessions.length, 0);
+      assert.equal((await search('nothing printed this')).json.sessions.length, 0);
+      const short = await search('ab');
+      assert.equal(short.status, 400);
+      assert.equal(short.json.errors[0].path, '/query/text');
     });
 
     test('a viewer that goes away stops being fed; the session goes on', async () => {

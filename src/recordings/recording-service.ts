@@ -1,6 +1,7 @@
 // The recordings subsystem as one unit for the composition root: object store (by recordings_url),
 // spool under `<data dir>/spool`, and the upload completer. The SSH proxy calls begin() per session;
 // the sessions API calls status() and openRecording(). start() recovers and uploads what a crash left.
+// Closed recordings are also indexed for text search (text-index.ts).
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
@@ -14,6 +15,7 @@ import { openLiveTail } from './live-tail.js';
 import type { ObjectStore } from './object-store.js';
 import { openObjectStore } from './open.js';
 import { createSpool } from './spool.js';
+import { openRecordingTextIndex, type RecordingTextIndex } from './text-index.js';
 import { createUploader, recordingKey, type UploadStatus } from './uploader.js';
 
 export interface RecordingServiceDeps {
@@ -62,6 +64,11 @@ export function createRecordingService(deps: RecordingServiceDeps) {
     ...(deps.random ? { random: deps.random } : {}),
   });
 
+  let textIndex: RecordingTextIndex | undefined;
+  const indexText = (sessionId: string, path: string) => {
+    textIndex?.add(sessionId, path, () => openRecording(sessionId)).catch(onError);
+  };
+
   async function status(sessionId: string): Promise<UploadStatus | undefined> {
     if (spool.isActive(sessionId)) return { state: 'recording', attempts: 0, key: recordingKey(sessionId) };
     return uploader.lookup(sessionId);
@@ -83,6 +90,9 @@ export function createRecordingService(deps: RecordingServiceDeps) {
     /** Takes the spool, closes off and queues what a crash left, and starts uploading. */
     async start(): Promise<{ recovered: string[] }> {
       const result = await spool.open();
+      textIndex = openRecordingTextIndex(join(deps.config.data_dir, 'recordings-text.db'));
+      spool.onClosed((r) => indexText(r.sessionId, r.path));
+      for (const sessionId of result.recovered) indexText(sessionId, join(spool.dir, `${sessionId}.cast`));
       await uploader.start();
       return result;
     },
@@ -99,8 +109,12 @@ export function createRecordingService(deps: RecordingServiceDeps) {
       await uploader.stop();
       await spool.close();
       await store.close();
+      textIndex?.close();
+      textIndex = undefined;
     },
     begin: spool.begin,
+    /** Sessions whose recorded text contains `text`; undefined before start(). */
+    searchText: (text: string): Set<string> | undefined => textIndex?.search(text),
     /** A live session's recording as it grows, for a viewer (undefined: not being recorded here). */
     watchLive: (sessionId: string) => openLiveTail(spool, sessionId),
     status,

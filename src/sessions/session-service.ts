@@ -21,6 +21,8 @@ export interface SessionFilter {
   type?: SessionType;
   /** Substring of the exec command line or subsystem, any case. */
   command?: string;
+  /** Substring of the recorded text (recordings/text-index.ts), any case. */
+  text?: string;
 }
 
 export type RecordingView =
@@ -35,7 +37,7 @@ export function createSessionService(deps: {
   state: StateStore;
   audit: AuditLog;
   sessions: SessionRegistry;
-  recordings: Pick<RecordingService, 'status' | 'openRecording' | 'openText' | 'watchLive'>;
+  recordings: Pick<RecordingService, 'status' | 'openRecording' | 'openText' | 'watchLive' | 'searchText'>;
   tickets: Pick<TicketService, 'issue'>;
   sshAccess: Pick<SshAccess, 'authorize'>;
 }) {
@@ -74,6 +76,7 @@ export function createSessionService(deps: {
     /** Newest first, only what the caller may see. */
     list(p: Principal, q: SessionFilter): SessionRecord[] {
       const command = q.command?.toLowerCase();
+      const withText = q.text === undefined ? undefined : (recordings.searchText(q.text) ?? new Set<string>());
       const matches = (s: SessionRecord) =>
         visible(p, s) &&
         (q.status === undefined || s.status === q.status) &&
@@ -81,7 +84,8 @@ export function createSessionService(deps: {
         (q.server === undefined || s.resource.id === q.server || s.resource.name === q.server) &&
         (q.login === undefined || s.login === q.login) &&
         (q.type === undefined || s.type === q.type) &&
-        (command === undefined || (s.command ?? '').toLowerCase().includes(command));
+        (command === undefined || (s.command ?? '').toLowerCase().includes(command)) &&
+        (withText === undefined || withText.has(s.id));
       return sessions.list().filter(matches).reverse();
     },
 

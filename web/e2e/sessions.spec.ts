@@ -33,6 +33,13 @@ test('an ended session plays back to a known line, with a marker per command, as
   await page.getByLabel('Command contains').fill('nothing-ran-this');
   await page.getByRole('button', { name: 'Search' }).click();
   await expect(page.getByText('No sessions match.')).toBeVisible();
+  // Found by what it printed (the recording's text), once the recording is indexed.
+  await page.getByLabel('Command contains').fill('');
+  await page.getByLabel('Output contains').fill('FIRST-LINE');
+  await page.getByRole('button', { name: 'Search' }).click();
+  await expect(page).toHaveURL(/text=FIRST-LINE/);
+  await expect(table.getByRole('link', { name: session.id })).toBeVisible();
+  await expect(table.getByRole('row')).toHaveCount(2);
   await page.goto(`${env.web()}/sessions?status=ended&command=recorded-line`);
   await table.getByRole('link', { name: session.id }).click();
   await expect(page.getByTestId('session-status')).toHaveText('ended');
@@ -79,9 +86,7 @@ test('a live session is listed as live and terminated from its page; the user is
   expect(result.stderr + result.stdout).toContain('session terminated');
 });
 
-test('watching a live session: output arrives as it happens, then the end; the watch is audited', async ({
-  page,
-}) => {
+test('watching a live session: output arrives as it happens, then the end; the watch is audited', async ({ page }) => {
   const command = 'for i in 1 2 3 4 5 6; do echo live-tick-$i; sleep 0.7; done';
   const running = sshToWeb1(command, 60_000);
   const live = await waitFor('the session to be live', async () => {

@@ -56,6 +56,14 @@ export const SessionQuery = listQuery({
         'Text the session’s command contains, case-insensitive: the command line of `ssh host cmd` or the subsystem (sftp); commands typed into a shell are not indexed',
     }),
   ),
+  text: Type.Optional(
+    Type.String({
+      minLength: 3,
+      maxLength: 200,
+      description:
+        'Text the session’s recording contains, case-insensitive: what the server printed (and input, where a role records it), without escape sequences; indexed when the recording closes',
+    }),
+  ),
 });
 export const SessionParams = Type.Object(
   { id: Type.String({ pattern: idPattern('session'), maxLength: 40 }) },

@@ -13,7 +13,7 @@ import { LiveView } from './live-view';
 import { Recording } from './recording';
 
 const PER_PAGE = 20;
-const FILTERS = ['principal', 'server', 'login', 'command'] as const;
+const FILTERS = ['principal', 'server', 'login', 'command', 'text'] as const;
 
 export function SessionsPage() {
   const [params, setParams] = useSearchParams();
@@ -97,6 +97,13 @@ export function SessionsPage() {
           onChange={(v) => setInputs({ ...inputs, command: v })}
           placeholder="e.g. deploy"
           hint="Searches the command lines of ssh host cmd on the server"
+        />
+        <TextField
+          label="Output contains"
+          value={inputs.text}
+          onChange={(v) => setInputs({ ...inputs, text: v })}
+          placeholder="3+ characters"
+          hint="Searches what the recordings show, on the server"
         />
         <button type="submit">Search</button>
       </form>
