@@ -209,6 +209,7 @@ const DECLARED: Record<string, string[]> = {
   'PUT /v1/roles/:id': ['role-definition'],
   'DELETE /v1/roles/:id': [],
   'POST /v1/resources': ['resource-visible'],
+  'PATCH /v1/resources/:id': ['resource-visible'],
   'DELETE /v1/resources/:id': [],
   'DELETE /v1/resources/:id/ssh-host-key': [],
   'POST /v1/agents': ['assigned-roles'],
@@ -335,6 +336,20 @@ const CASES: Case[] = [
         address: '10.0.0.1:22',
         labels: { env: ok ? 'dev' : 'prod' },
       }),
+  },
+  {
+    route: 'PATCH /v1/resources/:id',
+    attempt: async (c, ok) => {
+      const srv = await created(
+        admin('POST', '/v1/resources', {
+          kind: 'server',
+          name: unique('srv'),
+          address: '10.0.0.1:22',
+          labels: { env: 'dev' },
+        }),
+      );
+      return call(c, 'PATCH', `/v1/resources/${srv.json.id}`, { labels: { env: ok ? 'dev' : 'prod', team: 'x' } });
+    },
   },
   {
     route: 'POST /v1/agents',

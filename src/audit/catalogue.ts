@@ -24,6 +24,10 @@ export const EVENT_TYPES = {
   'role.deleted': { code: 'GH2102I', description: 'A role was deleted.' },
   'resource.created': { code: 'GH2200I', description: 'A database, server or app was registered.' },
   'resource.deleted': { code: 'GH2201I', description: 'A database, server or app was removed.' },
+  'resource.updated': {
+    code: 'GH2204I',
+    description: 'A database, server or app was changed (description, labels or where it is).',
+  },
   'resource.host_key.pinned': {
     code: 'GH2202I',
     description: "A server's SSH host key was pinned on first use by the proxy.",

@@ -20,10 +20,15 @@ import { generateEd25519 } from '../lib/ssh-keygen.js';
 import { globMatch } from '../rbac/policy.js';
 import { parsePublicKeyBlob, parsePublicKeyLine } from '../ssh-keys/ssh-public-key.js';
 import type { SecretBox } from '../webhooks/secret-box.js';
-import type { Resource, ResourceInput as ResourceInputSchema } from './resource-shapes.js';
+import type {
+  Resource,
+  ResourceInput as ResourceInputSchema,
+  ResourcePatch as ResourcePatchSchema,
+} from './resource-shapes.js';
 
 export type ResourceResponse = Static<typeof Resource>;
 export type ResourceInput = Static<typeof ResourceInputSchema>;
+export type ResourcePatch = Static<typeof ResourcePatchSchema>;
 export type ProtectedKind = ResourceResponse['kind'];
 
 /** A server's pinned SSH host key. */
@@ -206,6 +211,38 @@ export function createResourceService(deps: {
         },
       });
       return record;
+    },
+
+    /**
+     * Changes description, labels or where the resource is. The result must stay visible to the
+     * caller (as when registering), so nobody relabels a resource into selectors they do not hold.
+     */
+    async update(ctx: RequestContext, id: string, patch: ResourcePatch): Promise<ResourceRecord> {
+      const item = findVisible(ctx, id);
+      const r = item.value;
+      for (const field of FIELDS[r.kind].forbidden) {
+        if (field in patch) throw invalidField(`/body/${field}`, `does not apply to a ${r.kind}`);
+      }
+      const changed = (Object.keys(patch) as Array<keyof ResourcePatch>).filter(
+        (f) => JSON.stringify(patch[f]) !== JSON.stringify(r[f]),
+      );
+      if (changed.length === 0) return r;
+      const next: ResourceRecord = { ...r, ...patch, updated_at: isoTime(clock()) };
+      await deps.covering.requireSees(
+        ctx,
+        { kind: r.kind, labels: next.labels },
+        { kind: r.kind, name: r.name },
+        `relabel ${r.kind} ${r.name} with labels you could not see yourself`,
+      );
+      await translateConflicts(() => state.replace(item.key, item.revision, next));
+      await audit.record({
+        type: 'resource.updated',
+        actor: actorOf(ctx),
+        target: { kind: r.kind, id: r.id, name: r.name },
+        ...eventContext(ctx),
+        data: { changed, ...(changed.includes('labels') ? { labels: next.labels } : {}) },
+      });
+      return next;
     },
 
     async remove(ctx: RequestContext, id: string): Promise<void> {

@@ -38,6 +38,18 @@ export const ResourceInput = Type.Object(
   { additionalProperties: false },
 );
 
+/** What PATCH changes: the connection details, description and labels (not the kind, name or pin). */
+export const ResourcePatch = Type.Object(
+  {
+    description: Type.Optional(Description),
+    labels: Type.Optional(Labels),
+    address: Type.Optional(Address),
+    protocol: Type.Optional(Protocol),
+    uri: Type.Optional(Uri),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+
 export const HostKeyPinned = Type.Union([Type.Literal('registered'), Type.Literal('first_use'), Type.Null()], {
   description: 'How the host key was pinned: given at registration, or seen on first connection; null: not yet',
 });

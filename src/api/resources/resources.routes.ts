@@ -12,6 +12,7 @@ import {
   ResourceInput,
   ResourceList,
   ResourceParams,
+  ResourcePatch,
   ResourceQuery,
   ServerList,
   ServerParams,
@@ -111,6 +112,22 @@ export function resourceRoutes(app: App, deps: { resources: ResourceService }): 
       schema: { tags, summary: 'Get a resource', params: ResourceParams, response: responses({ 200: Resource }) },
     },
     async (request) => toResourceResponse(resources.get(authenticatedContext(request), request.params.id)),
+  );
+
+  app.patch(
+    '/v1/resources/:id',
+    {
+      config: { permission: { resource: 'resources', verb: 'update' }, grants: ['resource-visible'] },
+      schema: {
+        tags,
+        summary: 'Change a resource’s description, labels or address (uri, protocol); it must stay visible to you',
+        params: ResourceParams,
+        body: ResourcePatch,
+        response: responses({ 200: Resource }),
+      },
+    },
+    async (request) =>
+      toResourceResponse(await resources.update(authenticatedContext(request), request.params.id, request.body)),
   );
 
   app.delete(

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { Resource, ResourceKindSchema } from '../../resources/resource-shapes.js';
 import { LabelFilter, listQuery, listResponse } from '../schemas.js';
 
-export { Resource, ResourceInput } from '../../resources/resource-shapes.js';
+export { Resource, ResourceInput, ResourcePatch } from '../../resources/resource-shapes.js';
 
 const filters = {
   name: Type.Optional(Type.String({ maxLength: 64, description: 'Exact name' })),
