@@ -1,6 +1,6 @@
 import { adminApi, env, expect, screenshot, signIn, test, userWithRoles } from './fixtures.js';
 
-test('resources: list, filter by kind and label (in the URL), page on the server, register, delete', async ({
+test('resources: list, filter by kind and label (in the URL), page on the server, register, edit, delete', async ({
   page,
 }) => {
   for (let i = 0; i < 23; i++) {
@@ -58,6 +58,23 @@ test('resources: list, filter by kind and label (in the URL), page on the server
   await expect(page.getByText('Not pinned yet')).toBeVisible();
   await screenshot(page, 'resource-server');
 
+  // Edit: a bad address is refused at its field; new labels and description are saved.
+  await page.getByRole('button', { name: 'Edit resource' }).click();
+  const edit = page.getByRole('form', { name: 'Edit resource' });
+  await edit.getByLabel('Address').fill('not an address!');
+  await edit.getByRole('button', { name: 'Save changes' }).click();
+  await expect(edit.getByLabel('Address')).toHaveAttribute('aria-invalid', 'true');
+  await edit.getByLabel('Address').fill('10.0.0.10:2222');
+  await edit.getByLabel('Labels').fill('env=staging');
+  await edit.getByLabel('Description').fill('moved to staging');
+  await edit.getByRole('button', { name: 'Save changes' }).click();
+  await expect(edit).toHaveCount(0);
+  await expect(page.getByText('moved to staging')).toBeVisible();
+  await expect(page.getByText('10.0.0.10:2222')).toBeVisible();
+  await screenshot(page, 'resource-edited');
+  const edited = await adminApi('GET', '/v1/resources?name=db-host-1');
+  expect(edited.json.resources[0].labels).toEqual({ env: 'staging' });
+
   await page.getByRole('button', { name: 'Delete resource' }).click();
   await page.getByRole('button', { name: 'Delete db-host-1' }).click();
   await expect(page).toHaveURL(/\/resources$/);
@@ -65,7 +82,9 @@ test('resources: list, filter by kind and label (in the URL), page on the server
   expect(gone.json.resources).toHaveLength(0);
 });
 
-test('resources: a viewer without create/delete sees no such buttons; the admin (control) does', async ({ page }) => {
+test('resources: a viewer without create/update/delete sees no such buttons; the admin (control) does', async ({
+  page,
+}) => {
   const viewer = await userWithRoles('resource-viewer', ['access']);
   await signIn(page, viewer.key, '/resources?kind=server');
   await expect(page.getByRole('table', { name: 'Resources' }).getByRole('link', { name: 'web-1' })).toBeVisible();
@@ -73,6 +92,7 @@ test('resources: a viewer without create/delete sees no such buttons; the admin 
   await page.getByRole('link', { name: 'web-1' }).click();
   await expect(page.getByRole('heading', { name: 'web-1' })).toBeVisible();
   await expect(page.getByRole('button', { name: 'Delete resource' })).toHaveCount(0);
+  await expect(page.getByRole('button', { name: 'Edit resource' })).toHaveCount(0);
   // The navigation lists only what the roles let it list.
   await expect(page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Users' })).toHaveCount(0);
 
@@ -81,5 +101,6 @@ test('resources: a viewer without create/delete sees no such buttons; the admin 
   await expect(page.getByRole('button', { name: 'Register a resource' })).toBeVisible();
   await page.getByRole('link', { name: 'web-1' }).click();
   await expect(page.getByRole('button', { name: 'Delete resource' })).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Edit resource' })).toBeVisible();
   await expect(page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Users' })).toBeVisible();
 });

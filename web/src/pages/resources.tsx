@@ -1,14 +1,12 @@
 // Servers, databases and apps: server-side paging, kind and label filters, exact-name search;
-// register and delete; a server's detail shows Gatehouse's SSH key for it and the pinned host key.
+// register one (its page, resource.tsx, shows and edits it).
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
+import { Link, useNavigate, useSearchParams } from 'react-router';
 import { api, type Body, ok } from '../api/client';
-import { ConfirmButton } from '../components/confirm';
 import { SelectField, TextField } from '../components/field';
 import { formatLabels, parseLabels } from '../components/labels';
 import { Pager, usePage } from '../components/pager';
-import { CopyButton } from '../components/secret';
 import { Empty, Loading, ProblemView } from '../components/status';
 import { useCan } from '../session';
 
@@ -250,112 +248,5 @@ function RegisterResource({ onDone }: { onDone: () => void }) {
       </div>
       {mutation.isError && <ProblemView error={mutation.error} title="Not registered" inline />}
     </form>
-  );
-}
-
-export function ResourcePage() {
-  const { id = '' } = useParams();
-  const navigate = useNavigate();
-  const queryClient = useQueryClient();
-  const canDelete = useCan('resources', 'delete');
-  const canUpdate = useCan('resources', 'update');
-  const query = useQuery({
-    queryKey: ['resource', id],
-    queryFn: () => ok(api.GET('/v1/resources/{id}', { params: { path: { id } } })),
-  });
-  const remove = useMutation({
-    mutationFn: () => ok(api.DELETE('/v1/resources/{id}', { params: { path: { id } } })),
-    onSuccess: () => {
-      void queryClient.invalidateQueries({ queryKey: ['resources'] });
-      navigate('/resources');
-    },
-  });
-  const resetPin = useMutation({
-    mutationFn: () => ok(api.DELETE('/v1/resources/{id}/ssh-host-key', { params: { path: { id } } })),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['resource', id] }),
-  });
-  if (query.isPending) return <Loading what="the resource" />;
-  if (query.isError) return <ProblemView error={query.error} />;
-  const r = query.data;
-  return (
-    <section>
-      <p>
-        <Link to="/resources">← Resources</Link>
-      </p>
-      <div className="title-row">
-        <h1>{r.name}</h1>
-        {canDelete && (
-          <ConfirmButton label="Delete resource" confirmLabel={`Delete ${r.name}`} onConfirm={() => remove.mutate()} />
-        )}
-      </div>
-      {remove.isError && <ProblemView error={remove.error} title="Not deleted" />}
-      <dl className="facts">
-        <dt>Id</dt>
-        <dd>
-          <code>{r.id}</code>
-        </dd>
-        <dt>Kind</dt>
-        <dd>{r.kind}</dd>
-        {r.address && (
-          <>
-            <dt>Address</dt>
-            <dd>{r.address}</dd>
-          </>
-        )}
-        {r.protocol && (
-          <>
-            <dt>Protocol</dt>
-            <dd>{r.protocol}</dd>
-          </>
-        )}
-        {r.uri && (
-          <>
-            <dt>URI</dt>
-            <dd>{r.uri}</dd>
-          </>
-        )}
-        <dt>Labels</dt>
-        <dd>{formatLabels(r.labels) || '—'}</dd>
-        <dt>Description</dt>
-        <dd>{r.description || '—'}</dd>
-        <dt>Created</dt>
-        <dd>{new Date(r.created_at).toLocaleString()}</dd>
-      </dl>
-      {r.kind === 'server' && (
-        <>
-          <h2>SSH</h2>
-          <p>
-            Add Gatehouse's key for this server to <code>~/.ssh/authorized_keys</code> of each login people may use:
-          </p>
-          {r.ssh_public_key ? (
-            <div className="row">
-              <section aria-label="Gatehouse's SSH public key for this server">
-                <pre className="secret">{r.ssh_public_key}</pre>
-              </section>
-              <CopyButton text={r.ssh_public_key} label="Copy public key" />
-            </div>
-          ) : (
-            <Empty>No key yet.</Empty>
-          )}
-          <h3>Host key</h3>
-          {r.ssh_host_key_fingerprint ? (
-            <p>
-              Pinned ({r.ssh_host_key_pinned === 'registered' ? 'given at registration' : 'seen on first connection'}):{' '}
-              <code>{r.ssh_host_key_fingerprint}</code>
-            </p>
-          ) : (
-            <p>Not pinned yet: the key seen on the first connection will be.</p>
-          )}
-          {canUpdate && r.ssh_host_key_fingerprint && (
-            <ConfirmButton
-              label="Reset host-key pin"
-              confirmLabel="Accept the next host key seen"
-              onConfirm={() => resetPin.mutate()}
-            />
-          )}
-          {resetPin.isError && <ProblemView error={resetPin.error} title="Pin not reset" />}
-        </>
-      )}
-    </section>
   );
 }
