@@ -2,9 +2,11 @@
 // audit/open.ts does for the audit store:
 //   unset            the embedded SQLite file <data dir>/state.db
 //   sqlite://<path>  a SQLite file (relative paths resolve against the working directory)
-// `etcd://` and `postgres://` backends plug in here, behind the same Backend interface.
+//   postgres://… | postgresql://…[?schema=name]   PostgreSQL, shared by any number of instances
+// `etcd://` backends plug in here, behind the same Backend interface.
 import { isAbsolute, resolve } from 'node:path';
 import { ConfigError } from '../config/load.js';
+import { openPostgresBackend, parsePostgresBackendUrl } from './postgres.js';
 import { openSqliteBackend } from './sqlite.js';
 import type { Backend } from './types.js';
 
@@ -28,5 +30,15 @@ export function openBackend(
   url: string | undefined,
   opts: { dataDir: string; synchronous: 'FULL' | 'NORMAL' },
 ): Backend {
+  if (url !== undefined && /^postgres(ql)?:\/\//.test(url)) {
+    try {
+      parsePostgresBackendUrl(url);
+    } catch (error) {
+      // Never echo the URL: it may carry a password (the parser's messages do not).
+      throw new ConfigError(`${KEY}: ${(error as Error).message}`);
+    }
+    // Connects and migrates in the background; every operation (and ping) waits for that.
+    return openPostgresBackend({ url });
+  }
   return openSqliteBackend({ path: sqliteBackendPath(url, opts.dataDir), synchronous: opts.synchronous });
 }
