@@ -260,10 +260,11 @@ export function openPostgresBackend(opts: PostgresBackendOptions): PostgresBacke
     },
     async getRange(prefix, o = {}) {
       await ready;
-      const start = o.startKey !== undefined && o.startKey > prefix ? o.startKey : prefix;
+      // startKey is compared in SQL: JavaScript orders strings by UTF-16 unit, not by code point.
       const { rows } = await pool.query<Row>(
-        `SELECT ${columns} FROM ${s}.state_kv WHERE key >= $1 AND ${live} AND key < $3 ORDER BY key LIMIT $4`,
-        [start, now(), prefixUpperBound(prefix), o.limit ?? null],
+        `SELECT ${columns} FROM ${s}.state_kv
+         WHERE key >= $1 AND ${live} AND key < $3 AND key >= COALESCE($5, $1) ORDER BY key LIMIT $4`,
+        [prefix, now(), prefixUpperBound(prefix), o.limit ?? null, o.startKey ?? null],
       );
       return rows.map(toItem);
     },
