@@ -133,6 +133,37 @@ if (unreachable !== undefined) {
       }
     });
 
+    test('big and small writes racing on two instances reach a third instance’s watcher gapless and in order', async () => {
+      // With revisions from a sequence, a big write drawing its numbers first but committing after a
+      // small one would let the watcher read past numbers not yet visible, and miss them for good.
+      const s = scratch();
+      try {
+        const [big, small, reader] = [await s.open(), await s.open(), await s.open()] as [Backend, Backend, Backend];
+        const rec = await record(reader, ['']);
+        const bulk = (async () => {
+          for (let round = 0; round < 8; round++) {
+            const ops = Array.from({ length: 400 }, (_, i) => ({
+              type: 'put' as const,
+              key: `big/${i}`,
+              value: 'x'.repeat(500),
+            }));
+            await big.atomicWrite([], ops);
+          }
+        })();
+        const singles = (async () => {
+          for (let i = 0; i < 150; i++) await small.put(`small/${i % 10}`, String(i));
+        })();
+        await Promise.all([bulk, singles]);
+        const last = await small.put('end', '1');
+        await rec.reach(last.revision, 10_000);
+        const revisions = rec.events.map(eventRevision);
+        assert.equal(revisions.length, 8 * 400 + 150 + 1);
+        revisions.forEach((r, i) => assert.equal(r, rec.watcher.revision + 1 + i, `event ${i}`));
+      } finally {
+        await s.cleanup();
+      }
+    });
+
     test('a watcher survives its listener connection being terminated, losing no event', async () => {
       const s = scratch();
       try {
