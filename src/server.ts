@@ -19,6 +19,7 @@ import { loadOrCreateHostKey } from './proxy/ssh/host-key.js';
 import { createSshProxy, type SshProxy } from './proxy/ssh/ssh-proxy.js';
 import { createServices, type Services } from './services.js';
 import { openStores, StartupError } from './stores.js';
+import { SealKeyMismatch } from './webhooks/secret-box.js';
 
 export { StartupError };
 
@@ -95,6 +96,10 @@ export async function startGatehouse(
     clock,
     warn: (message) => logger.warn(message),
     ...(metrics ? { metrics, onFailedLogin: () => metrics.failedLogins.inc() } : {}),
+  }).catch(async (e: unknown) => {
+    await Promise.allSettled([backend.close(), auditStore.close()]);
+    if (e instanceof SealKeyMismatch) throw new StartupError(e.message, { cause: e });
+    throw e;
   });
   const bootstrap = await bootstrapAdmin(services, {
     dataDir,

@@ -33,7 +33,7 @@ import { createTicketService, type TicketService } from './sessions/tickets.js';
 import { createSshKeyService, type SshKeyService } from './ssh-keys/ssh-key-service.js';
 import { createUserService, type UserService } from './users/user-service.js';
 import { createWebhookDispatcher, dispatcherOptionsFrom, type WebhookDispatcher } from './webhooks/dispatcher.js';
-import { createSecretBox, webhookSecretKeyPath } from './webhooks/secret-box.js';
+import { createSecretBox, verifySealKey, webhookSecretKeyPath } from './webhooks/secret-box.js';
 import { createWebhookService, type WebhookService } from './webhooks/webhook-service.js';
 
 export interface Services extends AgentServices, AgentBasics {
@@ -133,7 +133,11 @@ export async function createServices(deps: {
   const roles = createRoleService({ state, audit, clock, covering });
   // Agent JWT signing keys and servers' upstream SSH keys are sealed with the same data-dir key as
   // webhook secrets.
-  const box = createSecretBox(webhookSecretKeyPath(resolve(config.data_dir)));
+  const sealKeyPath = config.seal_key_file
+    ? resolve(config.seal_key_file)
+    : webhookSecretKeyPath(resolve(config.data_dir));
+  const box = createSecretBox(sealKeyPath);
+  await verifySealKey(state, box, config.seal_key_file ? `seal_key_file ${sealKeyPath}` : sealKeyPath);
   const resources = createResourceService({ state, audit, clock, box, covering });
   const sshKeys = createSshKeyService({ state, audit, clock, covering });
   const agentServices = createAgentServices(agentBasics, {

@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { openAuditStore } from './audit/open.js';
 import type { AuditStore } from './audit/types.js';
-import { openBackend, sqliteBackendPath } from './backend/open.js';
+import { isEmbeddedBackend, openBackend, sqliteBackendPath } from './backend/open.js';
 import type { Backend } from './backend/types.js';
 import { ConfigError } from './config/load.js';
 import type { Config } from './config/schema.js';
@@ -26,8 +26,8 @@ export async function openStores(
   dataDir: string,
   opts: { mustExist?: boolean } = {},
 ): Promise<{ backend: Backend; auditStore: AuditStore }> {
-  const statePath = sqliteBackendPath(config.backend_url, dataDir);
-  if (opts.mustExist && !existsSync(statePath)) {
+  const statePath = isEmbeddedBackend(config.backend_url) ? sqliteBackendPath(config.backend_url, dataDir) : '';
+  if (opts.mustExist && statePath && !existsSync(statePath)) {
     throw new StartupError(
       `no state store at ${statePath}; check --config, GATEHOUSE_DATA_DIR or GATEHOUSE_BACKEND_URL (gatehouse start creates it)`,
     );

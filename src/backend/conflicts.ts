@@ -1,13 +1,16 @@
 // Backend condition failures become domain errors here, in one place: a unique-name index key
 // that already exists is a 409 naming the field; a stale revision is a 409 asking to retry.
 
-import { conflict } from '../lib/errors.js';
+import { conflict, GatehouseError } from '../lib/errors.js';
 import { BackendError } from './types.js';
 
 export async function translateConflicts<T>(write: () => Promise<T>, names: Record<string, string> = {}): Promise<T> {
   try {
     return await write();
   } catch (error) {
+    if (error instanceof BackendError && error.reason === 'too_large') {
+      throw new GatehouseError('payload_too_large', 'the object is larger than the state store accepts');
+    }
     if (error instanceof BackendError) {
       const described = names[error.key];
       throw conflict(described ?? 'the object changed while this request was applied; read it again and retry');

@@ -2,10 +2,11 @@
 // audit/open.ts does for the audit store:
 //   unset            the embedded SQLite file <data dir>/state.db
 //   sqlite://<path>  a SQLite file (relative paths resolve against the working directory)
+//   etcd://h1:2379,h2:2379,h3:2379[?prefix=/gatehouse]   etcd v3, for an auth tier of 3+ instances
 //   postgres://… | postgresql://…[?schema=name]   PostgreSQL, shared by any number of instances
-// `etcd://` backends plug in here, behind the same Backend interface.
 import { isAbsolute, resolve } from 'node:path';
 import { ConfigError } from '../config/load.js';
+import { openEtcdBackend, parseEtcdUrl } from './etcd.js';
 import { openPostgresBackend, parsePostgresBackendUrl } from './postgres.js';
 import { openSqliteBackend } from './sqlite.js';
 import type { Backend } from './types.js';
@@ -22,14 +23,24 @@ export function sqliteBackendPath(url: string | undefined, dataDir: string): str
   }
   const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(url)?.[1];
   throw new ConfigError(
-    `${KEY}: ${scheme ? `${scheme}:// stores are not available in this release` : 'must be a URL'}; use sqlite://<path> (the default)`,
+    `${KEY}: ${scheme ? `${scheme}:// stores are not available in this release` : 'must be a URL'}; use sqlite://<path> (the default) or etcd://host:port,…`,
   );
 }
+
+/** Whether the URL names the embedded store (which lives in a file that must exist to be reused). */
+export const isEmbeddedBackend = (url: string | undefined): boolean => url === undefined || url.startsWith('sqlite://');
 
 export function openBackend(
   url: string | undefined,
   opts: { dataDir: string; synchronous: 'FULL' | 'NORMAL' },
 ): Backend {
+  if (url?.startsWith('etcd://')) {
+    try {
+      return openEtcdBackend(parseEtcdUrl(url));
+    } catch (error) {
+      throw new ConfigError(`${KEY}: ${(error as Error).message}`);
+    }
+  }
   if (url !== undefined && /^postgres(ql)?:\/\//.test(url)) {
     try {
       parsePostgresBackendUrl(url);

@@ -61,3 +61,20 @@ export function createStateStore(backend: Backend, cache: StateCache): StateStor
     write,
   };
 }
+
+/**
+ * Waits for a key another instance just wrote to reach this instance's cache (through the watch),
+ * for create-if-absent races at start: the loser reads the winner's record instead of failing.
+ */
+export async function awaitCached<T>(
+  state: Pick<StateStore, 'get'>,
+  key: string,
+  timeoutMs = 5000,
+): Promise<CachedItem<T> | undefined> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const item = state.get<T>(key);
+    if (item || Date.now() > deadline) return item;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}

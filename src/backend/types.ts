@@ -33,7 +33,8 @@ export interface Watcher {
   stop(): void;
 }
 
-export type BackendFailure = 'already_exists' | 'not_found' | 'compare_failed';
+/** too_large: a value over the backend's request limit (etcd's 1.5 MiB), refused rather than truncated. */
+export type BackendFailure = 'already_exists' | 'not_found' | 'compare_failed' | 'too_large';
 
 export class BackendError extends Error {
   constructor(

@@ -79,6 +79,9 @@ export const ConfigSchema = Type.Object(
       { additionalProperties: false, default: {} },
     ),
     bootstrap_api_key: Type.Optional(Type.String({ minLength: 32, maxLength: 512 })),
+    // The 32-byte key every instance seals secrets with (webhook secrets, server keys, JWT keys, the
+    // user CA). Unset: <data dir>/webhook-secret.key, generated on first start (one instance only).
+    seal_key_file: Type.Optional(Type.String({ minLength: 1, maxLength: 4096 })),
     log_level: Type.Union(
       ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
       { default: 'info' },

@@ -1,11 +1,13 @@
 // Roles: built-in ones are always present and immutable; a role in use cannot be deleted.
+
 import type { AuditLog } from '../audit/audit-log.js';
 import type { Covering } from '../auth/covering.js';
 import { actorOf, eventContext, type RequestContext } from '../auth/principal.js';
 import { type AgentRecord, keys, prefixes, type RoleRecord, type UserRecord } from '../auth/records.js';
 import { heldFoldedKey, nameConflicts, renameIndexKeys } from '../auth/unique-names.js';
 import { translateConflicts } from '../backend/conflicts.js';
-import type { StateStore } from '../backend/state.js';
+import { awaitCached, type StateStore } from '../backend/state.js';
+import { BackendError } from '../backend/types.js';
 import { type Clock, isoTime } from '../lib/clock.js';
 import { conflict, notFound } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
@@ -81,9 +83,15 @@ export function createRoleService(deps: {
         // A role that differs only in case may predate the uniqueness rule; the built-in is still written
         // (without the folded key) and the start-up backfill warns about the pair.
         const folded = keys.roleFoldedName(spec.name);
-        await state.insert(keys.role(record.id), record, {
-          indexKeys: [keys.roleName(spec.name), ...(state.get(folded) ? [] : [folded])],
-        });
+        await state
+          .insert(keys.role(record.id), record, {
+            indexKeys: [keys.roleName(spec.name), ...(state.get(folded) ? [] : [folded])],
+          })
+          .catch(async (error: unknown) => {
+            // Auth instances starting together race here; the one that lost finds the winner's role
+            // once its watch delivers it, a moment later.
+            if (!(error instanceof BackendError) || !(await awaitCached(state, keys.roleName(spec.name)))) throw error;
+          });
       }
     },
 

@@ -1,6 +1,6 @@
 // Gatehouse's SSH user CA: one ed25519 key for the whole cluster, sealed in the state backend so that
 // every instance signs with the same CA (the targets trust one line: GET /v1/auth/ssh-ca).
-import type { StateStore } from '../../backend/state.js';
+import { awaitCached, type StateStore } from '../../backend/state.js';
 import { type Clock, isoTime } from '../../lib/clock.js';
 import type { SecretBox } from '../../webhooks/secret-box.js';
 import { createUserCa, generateUserCaKey, type UserCa } from './user-ca.js';
@@ -25,8 +25,12 @@ export async function ensureUserCa(deps: { state: StateStore; box: SecretBox; cl
       created_at: isoTime(deps.clock()),
     };
     // Another instance may have created it first: then theirs is the CA.
-    await deps.state.insert(KEY, fresh).catch(() => undefined);
-    record = deps.state.get<UserCaRecord>(KEY)?.value ?? fresh;
+    const won = await deps.state.insert(KEY, fresh).then(
+      () => true,
+      () => false,
+    );
+    record = won ? fresh : (await awaitCached<UserCaRecord>(deps.state, KEY))?.value;
+    if (!record) throw new Error('the user CA exists in the backend but did not reach the cache');
   }
   return createUserCa(deps.box.open(record.private_sealed, CONTEXT));
 }

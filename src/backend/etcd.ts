@@ -1,0 +1,218 @@
+// The state backend on etcd v3 — the consensus store of a 3+ instance auth tier (DESIGN.md §2).
+// Everything maps onto etcd's own machinery: an item's revision is its mod_revision, conditions are
+// txn compares (create_revision = 0 for absent, version > 0 for present, mod_revision for a revision),
+// and watch is one etcd watch on Gatehouse's prefix, fanned out (etcd-watch.ts). Expiry: the expiry
+// time travels with the value and reads hide expired items at once; a sweeper deletes them (and
+// watchers see the delete); leases are a safety net for when no instance runs, one per minute
+// bucket rather than one per write (Teleport PR #16636: a lease per write exploded).
+// Client: npm etcd3, pinned (idle upstream since 2023), and only ever used in this folder.
+import { Etcd3, type IKeyValue, type Namespace } from 'etcd3';
+import { createEtcdWatch } from './etcd-watch.js';
+import { type Backend, BackendError, type Condition, type Item, type Operation, type WriteOptions } from './types.js';
+
+/** etcd refuses requests over 1.5 MiB by default; refuse clearly before it does. */
+export const ETCD_MAX_VALUE_BYTES = 1024 * 1024;
+const EXPIRY_MARK = '\u0001';
+const BUCKET_MS = 60_000;
+
+export interface EtcdBackendOptions {
+  hosts: string[];
+  /** Key prefix isolating this cluster (default /gatehouse/). */
+  prefix?: string;
+  sweepIntervalMs?: number;
+  dialTimeoutMs?: number;
+  clock?: () => number;
+}
+
+/** `etcd://h1:2379,h2:2379[?prefix=/gatehouse]` → hosts and prefix. */
+export function parseEtcdUrl(url: string): { hosts: string[]; prefix: string } {
+  const m = /^etcd:\/\/([^/?#]+)\/?(?:\?(.*))?$/.exec(url);
+  if (!m) throw new Error('use etcd://host:port[,host:port…][?prefix=/gatehouse]');
+  const hosts = (m[1] as string).split(',').map((h) => {
+    if (!/^[A-Za-z0-9.-]+:\d{1,5}$|^\[[0-9a-fA-F:]+\]:\d{1,5}$/.test(h)) throw new Error(`${h} is not host:port`);
+    return `http://${h}`;
+  });
+  const params = new URLSearchParams(m[2] ?? '');
+  let prefix = params.get('prefix') ?? '/gatehouse/';
+  if (!prefix.endsWith('/')) prefix += '/';
+  for (const key of params.keys()) if (key !== 'prefix') throw new Error(`unknown parameter ${key}`);
+  return { hosts, prefix };
+}
+
+export const encodeValue = (value: string, expiresAt?: number): string =>
+  expiresAt === undefined ? value : `${EXPIRY_MARK}${expiresAt}${EXPIRY_MARK}${value}`;
+
+/** An etcd key-value as an Item; `prefix` is stripped where etcd3's namespace left it on. */
+export function decodeKv(kv: IKeyValue, prefix: string): Item {
+  const raw = kv.value.toString();
+  const full = kv.key.toString();
+  const key = full.startsWith(prefix) ? full.slice(prefix.length) : full;
+  const item: Item = { key, value: raw, revision: Number(kv.mod_revision) };
+  if (raw.startsWith(EXPIRY_MARK)) {
+    const end = raw.indexOf(EXPIRY_MARK, 1);
+    item.expiresAt = Number(raw.slice(1, end));
+    item.value = raw.slice(end + 1);
+  }
+  return item;
+}
+
+export function openEtcdBackend(opts: EtcdBackendOptions): Backend {
+  const clock = opts.clock ?? Date.now;
+  const client = new Etcd3({ hosts: opts.hosts, dialTimeout: opts.dialTimeoutMs ?? 5000 });
+  const prefix = opts.prefix ?? '/gatehouse/';
+  const kv: Namespace = client.namespace(prefix);
+  const decode = (raw: IKeyValue) => decodeKv(raw, prefix);
+  // close() lets writes already asked for finish, as the SQLite backend's queue does.
+  const pending = new Set<Promise<unknown>>();
+  const track = <T>(p: Promise<T>): Promise<T> => {
+    pending.add(p);
+    void p.then(
+      () => pending.delete(p),
+      () => pending.delete(p),
+    );
+    return p;
+  };
+  const leases = new Map<number, Promise<string>>();
+  const live = (item: Item | undefined) =>
+    item && (item.expiresAt === undefined || item.expiresAt > clock()) ? item : undefined;
+
+  /** A lease that outlives `expiresAt` by at most a bucket, shared by every write in that bucket. */
+  function leaseFor(expiresAt: number): Promise<string> {
+    const bucket = Math.ceil(expiresAt / BUCKET_MS) * BUCKET_MS + BUCKET_MS;
+    let lease = leases.get(bucket);
+    if (!lease) {
+      const ttl = Math.max(2, Math.ceil((bucket - clock()) / 1000));
+      lease = client.lease(ttl, { autoKeepAlive: false }).grant();
+      lease.catch(() => leases.delete(bucket));
+      leases.set(bucket, lease);
+      for (const b of leases.keys()) if (b < clock()) leases.delete(b);
+    }
+    return lease;
+  }
+
+  function putOp(key: string, value: string, expiresAt?: number) {
+    if (Buffer.byteLength(value) > ETCD_MAX_VALUE_BYTES) throw new BackendError('too_large', key);
+    const op = kv.put(key).value(encodeValue(value, expiresAt));
+    return expiresAt === undefined ? op : op.lease(leaseFor(expiresAt));
+  }
+
+  async function currentOf(key: string): Promise<Item | undefined> {
+    const res = await kv.get(key).exec();
+    const first = res.kvs[0];
+    return first ? decode(first) : undefined;
+  }
+
+  /** A conditional write; expired items count as absent, as on every other backend. */
+  function write(conditions: Condition[], operations: Operation[]): Promise<number> {
+    if (closed) return Promise.reject(new Error('the etcd backend is closed'));
+    return track(writeNow(conditions, operations));
+  }
+
+  async function writeNow(conditions: Condition[], operations: Operation[]): Promise<number> {
+    const now = clock();
+    for (const c of conditions) {
+      if (!('is' in c)) continue;
+      const current = await currentOf(c.key);
+      if (current?.expiresAt !== undefined && current.expiresAt <= now) {
+        await txn([{ key: c.key, revision: current.revision }], [{ type: 'delete', key: c.key }]).catch(() => {});
+      }
+    }
+    return txn(conditions, operations);
+  }
+
+  /** Runs a conditional write; on failure, finds which condition failed to name its key. */
+  async function txn(conditions: Condition[], operations: Operation[]): Promise<number> {
+    let t = kv.if('\u0000', 'Create', '==', 0); // always true: there is no empty key
+    for (const c of conditions) {
+      if ('is' in c) t = c.is === 'absent' ? t.and(c.key, 'Create', '==', 0) : t.and(c.key, 'Version', '>', 0);
+      else t = t.and(c.key, 'Mod', '==', c.revision);
+    }
+    const ops = operations.map((op) =>
+      op.type === 'put' ? putOp(op.key, op.value, op.expiresAt) : kv.delete().key(op.key),
+    );
+    const res = await t.then(...ops).commit();
+    if (res.succeeded) return Number(res.header.revision);
+    for (const c of conditions) {
+      const current = await currentOf(c.key);
+      const holds = 'is' in c ? (c.is === 'absent') === !current : current?.revision === c.revision;
+      if (!holds) throw new BackendError('compare_failed', c.key);
+    }
+    throw new BackendError('compare_failed', conditions[0]?.key ?? '');
+  }
+
+  async function single(key: string, condition: Condition | undefined, value: string, o: WriteOptions) {
+    const revision = await write(condition ? [condition] : [], [
+      { type: 'put', key, value, ...(o.expiresAt !== undefined ? { expiresAt: o.expiresAt } : {}) },
+    ]);
+    return { key, value, revision, ...(o.expiresAt !== undefined ? { expiresAt: o.expiresAt } : {}) };
+  }
+
+  const rethrow = (reason: 'already_exists' | 'not_found', key: string) => (error: unknown) => {
+    if (error instanceof BackendError && error.reason === 'compare_failed') throw new BackendError(reason, key);
+    throw error;
+  };
+
+  async function sweep(): Promise<void> {
+    const res = await kv.getAll().exec();
+    const now = clock();
+    for (const raw of res.kvs) {
+      const item = decode(raw);
+      if (item.expiresAt === undefined || item.expiresAt > now) continue;
+      // Only if unchanged since read: another instance's sweep or a rewrite wins harmlessly.
+      await txn([{ key: item.key, revision: item.revision }], [{ type: 'delete', key: item.key }]).catch(() => {});
+    }
+  }
+  let closed = false;
+  const sweeper = setInterval(() => void sweep().catch(() => {}), opts.sweepIntervalMs ?? 10_000);
+  sweeper.unref();
+  const watches = createEtcdWatch(kv, { decode, live: (i) => live(i) !== undefined });
+
+  return {
+    async get(key) {
+      return live(await currentOf(key));
+    },
+    async getRange(prefix, o = {}) {
+      const all = await kv.getAll().prefix(prefix).sort('Key', 'Ascend').exec();
+      const items = all.kvs.map(decode).filter((i) => live(i) && (o.startKey === undefined || i.key >= o.startKey));
+      return o.limit === undefined ? items : items.slice(0, o.limit);
+    },
+    create: (key, value, o = {}) =>
+      single(key, { key, is: 'absent' }, value, o).catch(rethrow('already_exists', key)) as Promise<Item>,
+    put: (key, value, o = {}) => single(key, undefined, value, o) as Promise<Item>,
+    async update(key, value, o = {}) {
+      const current = live(await currentOf(key));
+      if (!current) throw new BackendError('not_found', key);
+      return single(key, { key, revision: current.revision }, value, o).catch(
+        rethrow('not_found', key),
+      ) as Promise<Item>;
+    },
+    async compareAndSwap(key, expected, value, o = {}) {
+      const current = live(await currentOf(key));
+      if (current?.revision !== expected) throw new BackendError('compare_failed', key);
+      return single(key, { key, revision: expected }, value, o) as Promise<Item>;
+    },
+    async delete(key) {
+      const current = live(await currentOf(key));
+      if (!current) throw new BackendError('not_found', key);
+      await txn([{ key, revision: current.revision }], [{ type: 'delete', key }]).catch(rethrow('not_found', key));
+    },
+    async deleteRange(prefix) {
+      const live = (await this.getRange(prefix)).length;
+      await kv.delete().prefix(prefix).exec();
+      return live;
+    },
+    atomicWrite: write,
+    watch: (prefixes, listener) => watches.watch(prefixes, listener),
+    async ping() {
+      await kv.get('ping').exec();
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      clearInterval(sweeper);
+      await Promise.allSettled([...pending]);
+      watches.stop();
+      client.close();
+    },
+  };
+}
