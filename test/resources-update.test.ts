@@ -1,6 +1,7 @@
 // PATCH /v1/resources/{id}: description, labels and where the resource is change; kind, name and the
 // host-key pin do not; fields of another kind are refused at their path; each change is an event.
-// Relabelling beyond what the caller sees is refused (test/escalation.test.ts walks that).
+// Relabelling beyond what the caller sees is refused (test/escalation.test.ts walks that). And the
+// list's server-side search.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { requestsTo, startTestServer, type TestServer, userWithRoles } from './helpers/gatehouse.js';
@@ -73,4 +74,26 @@ test('a resource the caller cannot see is 404; one it can see and may update cha
   });
   const changed = await as(dev.token, 'PATCH', `/v1/resources/${visible.json.id}`, { description: 'mine now' });
   assert.equal(changed.status, 200, changed.text);
+});
+
+test('search finds resources by any part of name, description, address or a label, on the server', async () => {
+  for (const [name, labels] of [
+    ['search-alpha', { team: 'Payments' }],
+    ['search-beta', { team: 'infra' }],
+  ] as const) {
+    const r = await admin('POST', '/v1/resources', { kind: 'server', name, address: `${name}.internal:22`, labels });
+    assert.equal(r.status, 201, r.text);
+  }
+  const names = async (query: string) =>
+    ((await admin('GET', `/v1/resources?${query}`)).json.resources as Array<{ name: string }>).map((r) => r.name);
+  assert.deepEqual(await names('search=ALPHA'), ['search-alpha']);
+  assert.deepEqual(await names('search=team%3Dpayments'), ['search-alpha']);
+  assert.deepEqual((await names('search=search-')).sort(), ['search-alpha', 'search-beta']);
+  assert.deepEqual(await names('search=beta.internal&kind=server'), ['search-beta']);
+  assert.deepEqual(await names('search=no-such-thing'), []);
+  const servers = await admin('GET', '/v1/servers?search=alpha');
+  assert.deepEqual(
+    servers.json.servers.map((r: { name: string }) => r.name),
+    ['search-alpha'],
+  );
 });

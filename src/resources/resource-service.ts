@@ -118,9 +118,15 @@ export function createResourceService(deps: {
   return {
     list(
       ctx: RequestContext,
-      q: { page: number; per_page: number; kind?: ProtectedKind; name?: string; label?: string[] },
+      q: { page: number; per_page: number; kind?: ProtectedKind; name?: string; label?: string[]; search?: string },
     ) {
       const labels = parseLabelFilter(q.label);
+      const search = q.search?.toLowerCase();
+      const found = (r: ResourceRecord) =>
+        [r.name, r.description, r.address ?? '', r.uri ?? '', ...Object.entries(r.labels).map(([k, v]) => `${k}=${v}`)]
+          .join('\n')
+          .toLowerCase()
+          .includes(search as string);
       const all = state
         .list<ResourceRecord>(prefixes.resources)
         .map((i) => i.value)
@@ -129,6 +135,7 @@ export function createResourceService(deps: {
             (q.kind === undefined || r.kind === q.kind) &&
             (q.name === undefined || r.name === q.name) &&
             labels.every(([k, v]) => r.labels[k] !== undefined && globMatch(v, r.labels[k] as string)) &&
+            (search === undefined || found(r)) &&
             visible(ctx.principal, r),
         );
       return page(all, q);

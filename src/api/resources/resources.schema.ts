@@ -7,6 +7,13 @@ export { Resource, ResourceInput, ResourcePatch } from '../../resources/resource
 const filters = {
   name: Type.Optional(Type.String({ maxLength: 64, description: 'Exact name' })),
   label: Type.Optional(LabelFilter),
+  search: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 64,
+      description: 'Text the name, description, address, URI or a label (key=value) contains, any case',
+    }),
+  ),
 };
 export const ResourceQuery = listQuery({ ...filters, kind: Type.Optional(ResourceKindSchema) });
 export const KindQuery = listQuery(filters);
