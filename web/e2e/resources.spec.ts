@@ -28,6 +28,14 @@ test('resources: list, filter by kind and label (in the URL), page on the server
   await expect(table.getByRole('row')).toHaveCount(2);
   await expect(table.getByRole('link', { name: 'web-1' })).toBeVisible();
 
+  // Text search runs on the server: any part of a name, address or label, any case.
+  await page.goto(`${env.web()}/resources`);
+  await page.getByLabel('Search', { exact: true }).fill('APP-22');
+  await page.getByRole('button', { name: 'Search' }).click();
+  await expect(page).toHaveURL(/search=APP-22/);
+  await expect(table.getByRole('row')).toHaveCount(2);
+  await expect(table.getByRole('link', { name: 'app-22' })).toBeVisible();
+
   // A shared link with a label filter shows the same result.
   await page.goto(`${env.web()}/resources?label=env%3Dprod`);
   await expect(page.getByRole('button', { name: 'Remove label filter env=prod' })).toBeVisible();

@@ -1,4 +1,4 @@
-// Servers, databases and apps: server-side paging, kind and label filters, exact-name search;
+// Servers, databases and apps: server-side paging, kind and label filters, text search;
 // register one (its page, resource.tsx, shows and edits it).
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
@@ -17,12 +17,12 @@ export function ResourcesPage() {
   const [params, setParams] = useSearchParams();
   const page = usePage();
   const kind = (params.get('kind') ?? '') as Kind | '';
-  const name = params.get('name') ?? '';
+  const search = params.get('search') ?? '';
   const labels = params.getAll('label');
   const canCreate = useCan('resources', 'create');
   const [registering, setRegistering] = useState(false);
   const query = useQuery({
-    queryKey: ['resources', { page, kind, name, labels }],
+    queryKey: ['resources', { page, kind, search, labels }],
     queryFn: () =>
       ok(
         api.GET('/v1/resources', {
@@ -31,7 +31,7 @@ export function ResourcesPage() {
               page,
               per_page: PER_PAGE,
               ...(kind ? { kind } : {}),
-              ...(name ? { name } : {}),
+              ...(search ? { search } : {}),
               ...(labels.length ? { label: labels } : {}),
             },
           },
@@ -58,10 +58,10 @@ export function ResourcesPage() {
       {registering && <RegisterResource onDone={() => setRegistering(false)} />}
       <ResourceFilters
         kind={kind}
-        name={name}
+        search={search}
         labels={labels}
         onKind={(k) => setFilter((p) => (k ? p.set('kind', k) : p.delete('kind')))}
-        onName={(n) => setFilter((p) => (n ? p.set('name', n) : p.delete('name')))}
+        onSearch={(n) => setFilter((p) => (n ? p.set('search', n) : p.delete('search')))}
         onLabels={(ls) =>
           setFilter((p) => {
             p.delete('label');
@@ -108,13 +108,13 @@ export function ResourcesPage() {
 
 function ResourceFilters(props: {
   kind: string;
-  name: string;
+  search: string;
   labels: string[];
   onKind: (k: string) => void;
-  onName: (n: string) => void;
+  onSearch: (n: string) => void;
   onLabels: (l: string[]) => void;
 }) {
-  const [name, setName] = useState(props.name);
+  const [search, setSearch] = useState(props.search);
   const [label, setLabel] = useState('');
   return (
     <form
@@ -122,7 +122,7 @@ function ResourceFilters(props: {
       aria-label="Filter resources"
       onSubmit={(e) => {
         e.preventDefault();
-        props.onName(name.trim());
+        props.onSearch(search.trim());
         const l = label.trim();
         if (l.includes('=') && !props.labels.includes(l)) props.onLabels([...props.labels, l]);
         setLabel('');
@@ -139,7 +139,7 @@ function ResourceFilters(props: {
           ['app', 'Apps'],
         ]}
       />
-      <TextField label="Name" value={name} onChange={setName} placeholder="exact name" />
+      <TextField label="Search" value={search} onChange={setSearch} placeholder="name, address or label" />
       <TextField label="Add label filter" value={label} onChange={setLabel} placeholder="env=dev" />
       <button type="submit">Search</button>
       {props.labels.map((l) => (
