@@ -119,6 +119,12 @@ export async function startGatehouse(
     startedAt: Date.now(),
     ...(https ? { https } : {}),
     ...(metrics ? { metrics } : {}),
+    limits: {
+      requestTimeoutMs: parseDuration(config.http.request_timeout) as number,
+      idleTimeoutMs: parseDuration(config.http.idle_timeout) as number,
+      maxConnections: config.http.max_connections,
+      maxConnectionsPerSource: config.http.max_connections_per_source,
+    },
   };
   const auth = await buildApi(services, { ...common, listener: 'auth' });
   apps.push(auth.app);

@@ -10,6 +10,7 @@ import type { Services } from '../services.js';
 import { agentRoutes, jwksRoute } from './agents/agents.routes.js';
 import type { App } from './app-types.js';
 import { auditRoutes } from './audit/audit.routes.js';
+import { type ConnectionLimits, limitConnections, timeoutOptions } from './connection-limits.js';
 import { healthRoutes, pingRoute } from './health/health.routes.js';
 import { registerDocsPage, registerOpenApi } from './openapi.js';
 import { installAgentRateLimit } from './plugins/agent-rate-limit.js';
@@ -43,9 +44,12 @@ export interface ApiOptions {
   https?: { cert: Buffer; key: Buffer };
   /** When given, every response is observed in http_request_duration_seconds. */
   metrics?: Metrics;
+  /** Timeouts and connection caps (config `http`); absent: Fastify's defaults, no caps. */
+  limits?: ConnectionLimits;
 }
 
 export async function buildApi(services: Services, opts: ApiOptions): Promise<{ app: App; routes: RegisteredRoute[] }> {
+  const timeouts = opts.limits ? timeoutOptions(opts.limits) : undefined;
   const app = Fastify({
     loggerInstance: opts.logger,
     // One line per request is logged by our onResponse hook (debug for successes), not Fastify's two.
@@ -57,9 +61,14 @@ export async function buildApi(services: Services, opts: ApiOptions): Promise<{ 
     frameworkErrors: frameworkErrorHandler,
     clientErrorHandler,
     return503OnClosing: true,
+    ...(timeouts ? { requestTimeout: timeouts.requestTimeout, connectionTimeout: timeouts.connectionTimeout } : {}),
+    ...(timeouts ? { keepAliveTimeout: timeouts.keepAliveTimeout } : {}),
     // Node would answer a missing Host header itself, bare; we answer it as a problem (below).
-    ...(opts.https ? { https: { ...opts.https, requireHostHeader: false } } : { http: { requireHostHeader: false } }),
+    ...(opts.https
+      ? { https: { ...opts.https, ...timeouts?.serverOptions, requireHostHeader: false } }
+      : { http: { ...timeouts?.serverOptions, requireHostHeader: false } }),
   }).withTypeProvider() as unknown as App;
+  if (opts.limits) limitConnections(app.server, opts.limits, { tls: opts.https !== undefined });
   answerUnmetExpectations(app.server);
 
   app.setValidatorCompiler(createValidatorCompiler());

@@ -79,7 +79,13 @@ export function loadConfig(opts: {
     const variable = first.path ? ` (or ${envName(first.path.replace(/^\//, '').split('/'))})` : '';
     throw new ConfigError(`config key ${key}${variable}: ${first.message}`);
   }
-  for (const key of ['tokens.access_ttl', 'tokens.refresh_ttl', 'login_throttle.window'] as const) {
+  for (const key of [
+    'tokens.access_ttl',
+    'tokens.refresh_ttl',
+    'login_throttle.window',
+    'http.request_timeout',
+    'http.idle_timeout',
+  ] as const) {
     const [section, name] = key.split('.') as [keyof Config, string];
     const text = (config[section] as Record<string, string>)[name] as string;
     const ms = parseDuration(text);

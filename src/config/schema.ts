@@ -129,6 +129,33 @@ export const ConfigSchema = Type.Object(
       },
       { additionalProperties: false, default: {} },
     ),
+    // Bounds on what one client can hold open on the auth and web listeners: a request that never
+    // finishes, a connection that goes silent, and how many connections one address may keep.
+    http: Type.Object(
+      {
+        request_timeout: Type.String({
+          ...Duration,
+          default: '60s',
+          description: 'Headers and body must arrive within this, else 408 and the connection closes.',
+        }),
+        idle_timeout: Type.String({
+          ...Duration,
+          default: '30s',
+          description: 'A connection with no bytes in either direction this long is closed (408 mid-request).',
+        }),
+        max_connections: Type.Integer({
+          minimum: 1,
+          default: 10_000,
+          description: 'Open connections per listener; beyond it new ones get 503 and are closed.',
+        }),
+        max_connections_per_source: Type.Integer({
+          minimum: 1,
+          default: 256,
+          description: 'Open connections per client address and listener (raise it behind a TCP load balancer).',
+        }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
     login_throttle: Type.Object(
       {
         max_failures: Type.Integer({ minimum: 1, default: 10 }),

@@ -1,0 +1,92 @@
+// What one client may hold open on an HTTP listener: the whole request (headers and body) within
+// request_timeout, no silence longer than idle_timeout, and at most so many connections per
+// listener and per source address. Without these a body that never finishes keeps a socket (and
+// its buffers) forever, unauthenticated, on the public token endpoint.
+import { randomUUID } from 'node:crypto';
+import type { Server } from 'node:http';
+import type { Socket } from 'node:net';
+
+export interface ConnectionLimits {
+  requestTimeoutMs: number;
+  idleTimeoutMs: number;
+  maxConnections: number;
+  maxConnectionsPerSource: number;
+}
+
+/** Fastify server options for the time bounds (Fastify's default requestTimeout is 0: none). */
+export function timeoutOptions(limits: ConnectionLimits) {
+  return {
+    requestTimeout: limits.requestTimeoutMs,
+    connectionTimeout: limits.idleTimeoutMs,
+    // Idle keep-alive connections close quietly before the idle bound would answer 408 on them.
+    keepAliveTimeout: Math.min(72_000, Math.max(1000, Math.floor(limits.idleTimeoutMs / 2))),
+    serverOptions: {
+      // Headers keep Node's 60 s bound (never more than the whole request's).
+      headersTimeout: Math.min(60_000, limits.requestTimeoutMs),
+      // Node checks the two bounds above on this period (default 30 s, which would double them).
+      connectionsCheckingInterval: Math.min(1000, limits.requestTimeoutMs),
+    },
+  };
+}
+
+function problem(status: number, title: string, detail: string, extra = ''): string {
+  const requestId = `req_${randomUUID().replace(/-/g, '')}`;
+  const body = JSON.stringify({
+    type: `urn:gatehouse:error:${status === 408 ? 'invalid_request' : 'unavailable'}`,
+    title,
+    status,
+    detail,
+    code: status === 408 ? 'invalid_request' : 'unavailable',
+    request_id: requestId,
+  });
+  return (
+    `HTTP/1.1 ${status} ${title}\r\nContent-Type: application/problem+json; charset=utf-8\r\n` +
+    `X-Request-Id: ${requestId}\r\n${extra}Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
+  );
+}
+
+/**
+ * Installs the caps and the idle answer on a listener's server. Must run before anything else
+ * listens for 'connection', so that a refused socket never reaches the HTTP parser.
+ */
+export function limitConnections(server: Server, limits: ConnectionLimits, opts: { tls: boolean }): void {
+  const perSource = new Map<string, number>();
+  let open = 0;
+  const accept = server.listeners('connection') as Array<(socket: Socket) => void>;
+  server.removeAllListeners('connection');
+  server.on('connection', (socket: Socket) => {
+    const source = socket.remoteAddress ?? '';
+    const fromSource = perSource.get(source) ?? 0;
+    if (open >= limits.maxConnections || fromSource >= limits.maxConnectionsPerSource) {
+      const which = open >= limits.maxConnections ? 'this listener' : 'your address';
+      // Over TLS a plain-text answer would be noise to the client: just close.
+      if (opts.tls) socket.destroy();
+      else
+        socket.end(
+          problem(503, 'Service Unavailable', `too many open connections from ${which}`, 'Retry-After: 1\r\n'),
+        );
+      return;
+    }
+    open++;
+    perSource.set(source, fromSource + 1);
+    socket.once('close', () => {
+      open--;
+      const n = (perSource.get(source) ?? 1) - 1;
+      if (n === 0) perSource.delete(source);
+      else perSource.set(source, n);
+    });
+    for (const listener of accept) listener.call(server, socket);
+  });
+
+  // No bytes for idle_timeout. A request whose body stalled is told 408; an idle keep-alive
+  // connection, or one that never sent a whole header, closes quietly (nobody waits for an answer),
+  // as does one whose reader stopped reading a response.
+  server.on('timeout', (socket: Socket) => {
+    const incoming = (socket as Socket & { parser?: { incoming?: { complete: boolean } } }).parser?.incoming;
+    const response = (socket as Socket & { _httpMessage?: { headersSent: boolean } })._httpMessage;
+    if (incoming && !incoming.complete && !response?.headersSent && socket.writable) {
+      socket.end(problem(408, 'Request Timeout', 'the request body stalled; the connection was idle too long'));
+      setTimeout(() => socket.destroy(), 1000).unref();
+    } else socket.destroy();
+  });
+}
