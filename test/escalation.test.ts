@@ -200,6 +200,7 @@ const DECLARED: Record<string, string[]> = {
   'DELETE /v1/auth/revoke': [],
   'POST /v1/auth/introspect': [],
   'POST /v1/users': ['assigned-roles'],
+  'PATCH /v1/users/:id': ['assigned-roles', 'target-principal'],
   'DELETE /v1/users/:id': ['target-principal'],
   'POST /v1/users/:id/api-keys': ['target-principal'],
   'DELETE /v1/users/:id/api-keys/:key_id': ['target-principal'],
@@ -273,6 +274,16 @@ const CASES: Case[] = [
   {
     route: 'POST /v1/users',
     attempt: (c, ok) => call(c, 'POST', '/v1/users', { name: unique('m'), roles: [ok ? 'dev' : 'admin'] }),
+  },
+  {
+    route: 'PATCH /v1/users/:id',
+    attempt: async (c, ok) => call(c, 'PATCH', `/v1/users/${await lowUser()}`, { roles: [ok ? 'dev' : 'admin'] }),
+  },
+  {
+    route: 'PATCH /v1/users/:id',
+    // Changing a user one does not cover, even to fewer rights, is refused too.
+    attempt: async (c, ok) =>
+      call(c, 'PATCH', `/v1/users/${ok ? await lowUser() : (await user(['admin'])).id}`, { roles: ['dev'] }),
   },
   {
     route: 'DELETE /v1/users/:id',

@@ -15,6 +15,7 @@ export const EVENT_TYPES = {
   },
   'user.created': { code: 'GH2000I', description: 'A user was created.' },
   'user.deleted': { code: 'GH2001I', description: 'A user was deleted; their keys and tokens were revoked.' },
+  'user.updated': { code: 'GH2006I', description: 'A user’s roles or traits were changed.' },
   'user.api_key.created': { code: 'GH2002I', description: 'An API key was created for a user.' },
   'user.api_key.deleted': { code: 'GH2003I', description: 'An API key was deleted and its tokens revoked.' },
   'user.ssh_key.added': { code: 'GH2004I', description: 'An SSH public key was registered for a user.' },

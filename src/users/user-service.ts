@@ -187,6 +187,53 @@ export function createUserService(deps: {
       return user;
     },
 
+    /**
+     * Changes a user's roles or traits. The caller must cover the user as it is (target-principal)
+     * and as it becomes (assigned-roles); the last active admin keeps `admin`. New rights apply from
+     * the user's next request (policies are resolved per request).
+     */
+    async update(ctx: RequestContext, id: string, patch: { roles?: string[]; traits?: UserRecord['traits'] }) {
+      const item = state.get<UserRecord>(keys.user(id));
+      if (!item) throw notFound('user', id);
+      const before = item.value;
+      if (patch.roles) checkRolesExist(patch.roles);
+      const after: UserRecord = {
+        ...before,
+        ...(patch.roles ? { roles: [...new Set(patch.roles)] } : {}),
+        ...(patch.traits ? { traits: patch.traits } : {}),
+      };
+      const changed = (['roles', 'traits'] as const).filter(
+        (f) => JSON.stringify(after[f]) !== JSON.stringify(before[f]),
+      );
+      if (changed.length === 0) return before;
+      await deps.covering.requirePrincipal(ctx, { kind: 'user', id }, `change user ${before.name}`);
+      await deps.covering.require(
+        ctx,
+        deps.covering.userGrant({ roles: after.roles, traits: after.traits }),
+        { kind: 'user', id, name: before.name },
+        `give user ${before.name} roles [${after.roles.join(', ')}]`,
+      );
+      if (before.roles.includes('admin') && !after.roles.includes('admin') && before.status === 'active') {
+        const others = state
+          .list<UserRecord>(prefixes.users)
+          .filter((u) => u.value.id !== id && u.value.status === 'active' && u.value.roles.includes('admin'));
+        if (others.length === 0) throw conflict('this is the last active admin; make another admin first');
+      }
+      const user = { ...after, updated_at: isoTime(clock()) };
+      await translateConflicts(() => state.replace(item.key, item.revision, user));
+      await audit.record({
+        type: 'user.updated',
+        actor: actorOf(ctx),
+        target: { kind: 'user', id, name: user.name },
+        ...eventContext(ctx),
+        data: {
+          changed,
+          ...(changed.includes('roles') ? { roles: user.roles, previous_roles: before.roles } : {}),
+        },
+      });
+      return user;
+    },
+
     async remove(ctx: RequestContext, id: string): Promise<void> {
       const item = state.get<UserRecord>(keys.user(id));
       if (!item) throw notFound('user', id);

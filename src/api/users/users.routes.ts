@@ -8,6 +8,7 @@ import {
   CreateApiKey,
   CreateUser,
   NewApiKey,
+  UpdateUser,
   User,
   UserId,
   UserKeyParams,
@@ -52,6 +53,22 @@ export function userRoutes(app: App, deps: { users: UserService }): void {
       schema: { tags, summary: 'Get a user', params: IdParams, response: responses({ 200: User }) },
     },
     async (request) => toUserResponse(users.get(request.params.id)),
+  );
+
+  app.patch(
+    '/v1/users/:id',
+    {
+      config: { permission: { resource: 'users', verb: 'update' }, grants: ['assigned-roles', 'target-principal'] },
+      schema: {
+        tags,
+        summary: 'Change a user’s roles or traits (you must cover the user as it is and as it becomes)',
+        params: IdParams,
+        body: UpdateUser,
+        response: responses({ 200: User }),
+      },
+    },
+    async (request) =>
+      toUserResponse(await users.update(authenticatedContext(request), request.params.id, request.body)),
   );
 
   app.delete(

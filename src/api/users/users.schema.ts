@@ -33,6 +33,15 @@ export const CreateUser = Type.Object(
   { additionalProperties: false },
 );
 
+/** What PATCH changes: roles and traits (the name and status stay). */
+export const UpdateUser = Type.Object(
+  {
+    roles: Type.Optional(Type.Array(Name, { maxItems: 32 })),
+    traits: Type.Optional(Traits),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+
 export const UserQuery = listQuery({
   name: Type.Optional(Type.String({ maxLength: 64, description: 'Exact user name' })),
   role: Type.Optional(Type.String({ maxLength: 64, description: 'Users holding this role' })),
