@@ -47,7 +47,7 @@ test('role editor: the API refuses a bad verb and a bad TTL at their fields; the
   await expect(page.getByRole('button', { name: 'Save role' })).toHaveCount(0);
 });
 
-test('users: create with roles and logins, an API key shown once that signs in, then deleted', async ({ page }) => {
+test('users: create with roles and logins, edit the roles, an API key shown once that signs in, then deleted', async ({ page }) => {
   await signIn(page, env.adminKey(), '/users');
   await page.getByRole('button', { name: 'Create a user' }).click();
   const form = page.getByRole('form', { name: 'Create a user' });
@@ -58,6 +58,18 @@ test('users: create with roles and logins, an API key shown once that signs in, 
   await expect(page.getByRole('heading', { name: 'carol' })).toBeVisible();
   await expect(page.getByText('ubuntu, deploy')).toBeVisible();
   await expect(page.getByText('No API keys.')).toBeVisible();
+
+  // Edit roles: an unknown role is refused at the field; a real one is saved.
+  await page.getByRole('button', { name: 'Edit roles and logins' }).click();
+  const edit = page.getByRole('form', { name: 'Edit user' });
+  await edit.getByLabel('Roles').fill('auditor, no-such-role');
+  await edit.getByRole('button', { name: 'Save changes' }).click();
+  await expect(edit.getByLabel('Roles')).toHaveAccessibleDescription(/no-such-role/);
+  await edit.getByLabel('Roles').fill('auditor, access');
+  await edit.getByRole('button', { name: 'Save changes' }).click();
+  await expect(edit).toHaveCount(0);
+  await expect(page.getByText('auditor, access')).toBeVisible();
+  expect((await adminApi('GET', '/v1/users?name=carol')).json.users[0].roles).toEqual(['auditor', 'access']);
 
   await page.getByLabel('Key name').fill('laptop');
   await page.getByRole('button', { name: 'Create API key' }).click();

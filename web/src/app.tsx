@@ -10,7 +10,8 @@ import { RoleEditorPage } from './pages/role-editor';
 import { RolesPage } from './pages/roles';
 import { SessionPage, SessionsPage } from './pages/sessions';
 import { SignInPage } from './pages/sign-in';
-import { UserPage, UsersPage } from './pages/users';
+import { UserPage } from './pages/user';
+import { UsersPage } from './pages/users';
 import { RequireSession } from './session';
 
 export function App() {

@@ -1,13 +1,11 @@
-// Users: list, create (roles and logins), delete; a user's API keys (shown once) and their removal.
+// Users: the list (filtered on the server by name and role) and creating one; user.tsx shows one.
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
+import { Link, useNavigate, useSearchParams } from 'react-router';
 import { api, ok } from '../api/client';
-import { ConfirmButton } from '../components/confirm';
 import { TextField } from '../components/field';
 import { parseList } from '../components/labels';
 import { Pager, usePage } from '../components/pager';
-import { ShownOnce } from '../components/secret';
 import { Empty, Loading, ProblemView } from '../components/status';
 import { useCan } from '../session';
 
@@ -151,148 +149,5 @@ function CreateUser({ onDone }: { onDone: () => void }) {
       </div>
       {mutation.isError && <ProblemView error={mutation.error} title="Not created" inline />}
     </form>
-  );
-}
-
-export function UserPage() {
-  const { id = '' } = useParams();
-  const navigate = useNavigate();
-  const queryClient = useQueryClient();
-  const canDelete = useCan('users', 'delete');
-  const query = useQuery({
-    queryKey: ['user', id],
-    queryFn: () => ok(api.GET('/v1/users/{id}', { params: { path: { id } } })),
-  });
-  const remove = useMutation({
-    mutationFn: () => ok(api.DELETE('/v1/users/{id}', { params: { path: { id } } })),
-    onSuccess: () => {
-      void queryClient.invalidateQueries({ queryKey: ['users'] });
-      navigate('/users');
-    },
-  });
-  if (query.isPending) return <Loading what="the user" />;
-  if (query.isError) return <ProblemView error={query.error} />;
-  const u = query.data;
-  return (
-    <section>
-      <p>
-        <Link to="/users">← Users</Link>
-      </p>
-      <div className="title-row">
-        <h1>{u.name}</h1>
-        {canDelete && (
-          <ConfirmButton label="Delete user" confirmLabel={`Delete ${u.name}`} onConfirm={() => remove.mutate()} />
-        )}
-      </div>
-      {remove.isError && <ProblemView error={remove.error} title="Not deleted" />}
-      <dl className="facts">
-        <dt>Id</dt>
-        <dd>
-          <code>{u.id}</code>
-        </dd>
-        <dt>Roles</dt>
-        <dd>{u.roles.join(', ') || '—'}</dd>
-        <dt>Logins</dt>
-        <dd>{u.traits.logins?.join(', ') || '—'}</dd>
-        <dt>Status</dt>
-        <dd>{u.status}</dd>
-      </dl>
-      <ApiKeys userId={u.id} />
-    </section>
-  );
-}
-
-function ApiKeys({ userId }: { userId: string }) {
-  const queryClient = useQueryClient();
-  const canUpdate = useCan('users', 'update');
-  const [name, setName] = useState('');
-  const [secret, setSecret] = useState<string>();
-  const key = ['api-keys', userId];
-  const query = useQuery({
-    queryKey: key,
-    queryFn: () => ok(api.GET('/v1/users/{id}/api-keys', { params: { path: { id: userId } } })),
-  });
-  const create = useMutation({
-    mutationFn: () => ok(api.POST('/v1/users/{id}/api-keys', { params: { path: { id: userId } }, body: { name } })),
-    onSuccess: (created) => {
-      setSecret(created.api_key);
-      setName('');
-      void queryClient.invalidateQueries({ queryKey: key });
-    },
-  });
-  const remove = useMutation({
-    mutationFn: (keyId: string) =>
-      ok(api.DELETE('/v1/users/{id}/api-keys/{key_id}', { params: { path: { id: userId, key_id: keyId } } })),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: key }),
-  });
-  return (
-    <section aria-labelledby="api-keys">
-      <h2 id="api-keys">API keys</h2>
-      {secret && <ShownOnce title="New API key" secret={secret} onDone={() => setSecret(undefined)} />}
-      {canUpdate && (
-        <form
-          className="filters"
-          aria-label="Create an API key"
-          onSubmit={(e) => {
-            e.preventDefault();
-            create.mutate();
-          }}
-        >
-          <TextField
-            label="Key name"
-            path="/body/name"
-            problem={create.error}
-            value={name}
-            onChange={setName}
-            required
-          />
-          <button type="submit" disabled={create.isPending}>
-            Create API key
-          </button>
-        </form>
-      )}
-      {create.isError && <ProblemView error={create.error} title="No key created" inline />}
-      {remove.isError && <ProblemView error={remove.error} title="Key not deleted" />}
-      {query.isPending ? (
-        <Loading what="API keys" />
-      ) : query.isError ? (
-        <ProblemView error={query.error} />
-      ) : query.data.api_keys.length === 0 ? (
-        <Empty>No API keys.</Empty>
-      ) : (
-        <table aria-label="API keys">
-          <thead>
-            <tr>
-              <th>Name</th>
-              <th>Starts with</th>
-              <th>Created</th>
-              <th>Expires</th>
-              <th />
-            </tr>
-          </thead>
-          <tbody>
-            {query.data.api_keys.map((k) => (
-              <tr key={k.id}>
-                <td>{k.name}</td>
-                <td>
-                  <code>{k.hint}</code>
-                </td>
-                <td>{new Date(k.created_at).toLocaleString()}</td>
-                <td>{k.expires_at ? new Date(k.expires_at).toLocaleString() : 'never'}</td>
-                <td>
-                  {canUpdate && (
-                    <ConfirmButton
-                      label={`Delete key ${k.name}`}
-                      confirmLabel="Delete it"
-                      onConfirm={() => remove.mutate(k.id)}
-                    />
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
-    </section>
   );
 }
