@@ -112,3 +112,17 @@ test('resources: a viewer without create/update/delete sees no such buttons; the
   await expect(page.getByRole('button', { name: 'Edit resource' })).toBeVisible();
   await expect(page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Users' })).toBeVisible();
 });
+
+test('errors are shown as the API explained them: detail and request id (a resource that is not there)', async ({
+  page,
+}) => {
+  await signIn(page, env.adminKey(), '/resources/srv_00000000000000000000000000');
+  const alert = page.getByRole('alert');
+  await expect(alert).toContainText('Error 404');
+  await expect(alert).toContainText('does not exist');
+  await expect(alert).toContainText(/Request id: req_[0-9a-f]{32}/);
+  await screenshot(page, 'error-not-found');
+  // A path under a console section that names no page: the console says so.
+  await page.goto(`${env.web()}/users/some/deeper/path`);
+  await expect(page.getByRole('alert')).toContainText('There is no page here.');
+});

@@ -47,7 +47,9 @@ test('role editor: the API refuses a bad verb and a bad TTL at their fields; the
   await expect(page.getByRole('button', { name: 'Save role' })).toHaveCount(0);
 });
 
-test('users: create with roles and logins, edit the roles, an API key shown once that signs in, then deleted', async ({ page }) => {
+test('users: create with roles and logins, edit the roles, an API key shown once that signs in, then deleted', async ({
+  page,
+}) => {
   await signIn(page, env.adminKey(), '/users');
   await page.getByRole('button', { name: 'Create a user' }).click();
   const form = page.getByRole('form', { name: 'Create a user' });
