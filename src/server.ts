@@ -8,6 +8,7 @@ import { buildMetricsServer } from './api/metrics-server.js';
 import type { RegisteredRoute } from './api/route-config.js';
 import { startAuditRetention } from './audit/retention.js';
 import { holdInstanceLease } from './backend/instance-lease.js';
+import { isEmbeddedBackend } from './backend/open.js';
 import { type BootstrapResult, bootstrapAdmin } from './bootstrap.js';
 import { ConfigError } from './config/load.js';
 import type { Config } from './config/schema.js';
@@ -80,9 +81,12 @@ export async function startGatehouse(
       );
     }
   }
-  if (!config.roles.includes('auth')) {
+  const runsAuth = config.roles.includes('auth');
+  // A proxy-only instance follows the cluster's state itself (see README "Several instances"): it
+  // needs the shared backend, never a file of its own that no auth instance writes.
+  if (!runsAuth && isEmbeddedBackend(config.backend_url)) {
     throw new ConfigError(
-      'config key roles: a proxy-only instance needs a remote auth service, which this release does not support yet; include auth',
+      'config key roles: a proxy-only instance needs the cluster state store the auth tier uses; set backend_url (GATEHOUSE_BACKEND_URL) to its etcd:// or postgres:// URL',
     );
   }
 
@@ -101,10 +105,13 @@ export async function startGatehouse(
     if (e instanceof SealKeyMismatch) throw new StartupError(e.message, { cause: e });
     throw e;
   });
-  const bootstrap = await bootstrapAdmin(services, {
-    dataDir,
-    ...(config.bootstrap_api_key ? { bootstrapKey: config.bootstrap_api_key } : {}),
-  });
+  // The admin is the auth tier's to create; a proxy that started first would race it for nothing.
+  const bootstrap = runsAuth
+    ? await bootstrapAdmin(services, {
+        dataDir,
+        ...(config.bootstrap_api_key ? { bootstrapKey: config.bootstrap_api_key } : {}),
+      })
+    : {};
 
   const https = config.tls
     ? { cert: readFileSync(config.tls.cert_file), key: readFileSync(config.tls.key_file) }
@@ -126,14 +133,16 @@ export async function startGatehouse(
       maxConnectionsPerSource: config.http.max_connections_per_source,
     },
   };
-  const auth = await buildApi(services, { ...common, listener: 'auth' });
-  apps.push(auth.app);
-  metrics?.trackConnections(auth.app.server, 'auth');
+  const auth = runsAuth ? await buildApi(services, { ...common, listener: 'auth' }) : undefined;
+  if (auth) {
+    apps.push(auth.app);
+    metrics?.trackConnections(auth.app.server, 'auth');
+  }
   // Tells offline tools (gatehouse admin reset) that this process uses the state store.
   const instanceLease = holdInstanceLease(backend, { onError: (err) => logger.warn({ err }, 'instance lease') });
   const handle: Gatehouse = {
     ...(metrics ? { metrics } : {}),
-    routes: auth.routes,
+    routes: auth?.routes ?? [],
     services,
     bootstrap,
     async close() {
@@ -152,8 +161,12 @@ export async function startGatehouse(
       await backend.close();
     },
   };
-  if (config.webhooks.deliver) services.webhookDispatcher.start((err, what) => logger.warn({ err }, what));
-  const retentionMs = config.audit.retention === undefined ? undefined : parseDuration(config.audit.retention);
+  // Singleton jobs belong to the auth tier (each under a lease, so one instance works at a time).
+  if (runsAuth && config.webhooks.deliver) {
+    services.webhookDispatcher.start((err, what) => logger.warn({ err }, what));
+  }
+  const retentionMs =
+    !runsAuth || config.audit.retention === undefined ? undefined : parseDuration(config.audit.retention);
   const retention =
     retentionMs === undefined
       ? undefined
@@ -169,10 +182,13 @@ export async function startGatehouse(
         );
   try {
     const hostFor = (h: string) => (h.includes(':') ? `[${h}]` : h);
-    await auth.app.listen({ host: authAddr.host, port: authAddr.port });
-    handle.authUrl = `${scheme}://${hostFor(authAddr.host)}:${(auth.app.server.address() as { port: number }).port}`;
+    if (auth) {
+      await auth.app.listen({ host: authAddr.host, port: authAddr.port });
+      handle.authUrl = `${scheme}://${hostFor(authAddr.host)}:${(auth.app.server.address() as { port: number }).port}`;
+    }
     if (config.roles.includes('proxy')) {
       const web = await buildApi(services, { ...common, listener: 'web' });
+      if (!auth) handle.routes = web.routes;
       apps.push(web.app);
       metrics?.trackConnections(web.app.server, 'web');
       await web.app.listen({ host: webAddr.host, port: webAddr.port });

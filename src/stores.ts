@@ -34,6 +34,13 @@ export async function openStores(
   }
   const backend = openBackend(config.backend_url, { dataDir, synchronous: config.sqlite.synchronous });
   try {
+    // A networked store that is down or refusing is a start-up error, not a failure at first use.
+    await backend.ping();
+  } catch (e) {
+    await backend.close().catch(() => {});
+    throw new StartupError(`cannot reach the state store (backend_url): ${(e as Error).message}`, { cause: e });
+  }
+  try {
     const auditStore = await openAuditStore(config.audit_url, {
       sqlitePath: resolve(dataDir, 'audit.db'),
       synchronous: config.sqlite.synchronous,

@@ -158,7 +158,7 @@ if (unreachable !== undefined) {
         await rec.reach(last.revision, 10_000);
         const revisions = rec.events.map(eventRevision);
         assert.equal(revisions.length, 8 * 400 + 150 + 1);
-        revisions.forEach((r, i) => assert.equal(r, rec.watcher.revision + 1 + i, `event ${i}`));
+        for (const [i, r] of revisions.entries()) assert.equal(r, rec.watcher.revision + 1 + i, `event ${i}`);
       } finally {
         await s.cleanup();
       }

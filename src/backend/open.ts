@@ -23,7 +23,7 @@ export function sqliteBackendPath(url: string | undefined, dataDir: string): str
   }
   const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(url)?.[1];
   throw new ConfigError(
-    `${KEY}: ${scheme ? `${scheme}:// stores are not available in this release` : 'must be a URL'}; use sqlite://<path> (the default) or etcd://host:port,…`,
+    `${KEY}: ${scheme ? `${scheme}:// stores are not available in this release` : 'must be a URL'}; use sqlite://<path> (the default), etcd://host:port,… or postgres://…`,
   );
 }
 

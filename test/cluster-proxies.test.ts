@@ -1,0 +1,143 @@
+// The proxy tier: two proxy-only instances (web + SSH, GATEHOUSE_ROLES=proxy) and an auth instance on
+// one etcd and one PostgreSQL audit store, behind a real haproxy that health-checks /webapi/ping.
+// A token revoked through one proxy is refused through the other (p50/p99 printed); haproxy takes a
+// proxy out within 2 s of it going away; a proxy-only instance without the shared store is refused.
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import pg from 'pg';
+import pino from 'pino';
+import { ConfigError, loadConfig } from '../src/config/load.js';
+import { type Gatehouse, startGatehouse } from '../src/server.js';
+import { type EtcdCluster, startEtcd } from './helpers/etcd.js';
+import { ADMIN_KEY, api, startTestServer, type TestServer } from './helpers/gatehouse.js';
+import { type Haproxy, startHaproxy } from './helpers/haproxy.js';
+
+const PG = process.env.GATEHOUSE_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const schema = `gh_proxies_${randomBytes(5).toString('hex')}`;
+const tmp = mkdtempSync(join(tmpdir(), 'gatehouse-proxies-'));
+const sealKey = join(tmp, 'seal.key');
+writeFileSync(sealKey, randomBytes(32), { mode: 0o600 });
+
+let etcd: EtcdCluster;
+let auth: TestServer;
+let proxies: Gatehouse[] = [];
+let haproxy: Haproxy;
+const dirs: string[] = [];
+
+const shared = () => ({
+  backend_url: etcd.url('/proxies/'),
+  audit_url: `${PG}?schema=${schema}`,
+  seal_key_file: sealKey,
+});
+
+function startProxy(overrides: Record<string, unknown> = {}): Promise<Gatehouse> {
+  const dataDir = mkdtempSync(join(tmp, 'proxy-'));
+  dirs.push(dataDir);
+  const config = loadConfig({
+    env: {},
+    overrides: {
+      data_dir: dataDir,
+      roles: ['proxy'],
+      web_addr: '127.0.0.1:0',
+      ssh_addr: '127.0.0.1:0',
+      metrics_enabled: false,
+      log_level: 'silent',
+      'webhooks.deliver': false,
+      ...shared(),
+      ...overrides,
+    },
+  });
+  return startGatehouse(config, { logger: pino({ level: 'silent' }) });
+}
+
+const portOf = (url: string | undefined) => Number(new URL(url as string).port);
+const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)] as number;
+const p99 = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.ceil(xs.length * 0.99) - 1] as number;
+
+before(async () => {
+  etcd = await startEtcd(1);
+  auth = await startTestServer(shared());
+  proxies = await Promise.all([startProxy(), startProxy()]);
+  haproxy = await startHaproxy(proxies.map((p, i) => ({ name: `proxy${i}`, port: portOf(p.webUrl) })));
+});
+
+after(async () => {
+  await haproxy?.close();
+  await Promise.allSettled([...proxies.map((p) => p.close()), auth?.stop()]);
+  await etcd?.close();
+  const client = new pg.Client({ connectionString: PG });
+  await client.connect();
+  await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+  await client.end();
+  rmSync(tmp, { recursive: true, force: true });
+});
+
+describe('the proxy tier behind haproxy', () => {
+  test('a proxy-only instance has no auth listener, serves /v1 and SSH, and haproxy balances them', async () => {
+    for (const p of proxies) {
+      assert.equal(p.authUrl, undefined, 'no 3025 on a proxy');
+      assert.ok(p.sshAddr, 'the SSH proxy listens');
+    }
+    assert.equal((await fetch(`${haproxy.url}/webapi/ping`)).status, 200);
+    const login = await api(haproxy.url, 'POST', '/v1/auth/token', { body: { api_key: ADMIN_KEY } });
+    assert.equal(login.status, 200, login.text);
+    for (let i = 0; i < 4; i++) {
+      const users = await api(haproxy.url, 'GET', '/v1/users', { token: login.json.access_token });
+      assert.equal(users.status, 200, users.text);
+    }
+    assert.equal((await api(haproxy.url, 'GET', '/v1/users', {})).status, 401, 'negative control: no token');
+  });
+
+  test('a token revoked through one proxy is refused through the other (p50/p99 over 30 trials)', async () => {
+    const [a, b] = proxies.map((p) => p.webUrl as string) as [string, string];
+    const delays: number[] = [];
+    for (let i = 0; i < 30; i++) {
+      const token = (await api(a, 'POST', '/v1/auth/token', { body: { api_key: ADMIN_KEY } })).json.access_token;
+      for (let tries = 0; (await api(b, 'GET', '/v1/roles', { token })).status !== 200; tries++) {
+        assert.ok(tries < 400, 'proxy B never accepted the new token');
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      assert.equal((await api(a, 'DELETE', '/v1/auth/revoke', { token })).status, 200);
+      const t0 = performance.now();
+      while ((await api(b, 'GET', '/v1/roles', { token })).status !== 401) {
+        assert.ok(performance.now() - t0 < 5000, 'proxy B still accepts a revoked token after 5 s');
+      }
+      delays.push(performance.now() - t0);
+    }
+    console.log(
+      `# revocation propagation proxy A→B: p50 ${median(delays).toFixed(1)} ms, p99 ${p99(delays).toFixed(1)} ms`,
+    );
+    assert.ok(p99(delays) < 1000);
+  });
+
+  test('haproxy takes a proxy out within 2 s of its /webapi/ping failing; requests keep succeeding', async () => {
+    const gone = proxies[0] as Gatehouse;
+    const t0 = performance.now();
+    await gone.close();
+    let downAfter = 0;
+    for (;;) {
+      const s = await haproxy.status();
+      if (s.proxy0 !== undefined && s.proxy0.startsWith('DOWN')) {
+        downAfter = performance.now() - t0;
+        break;
+      }
+      assert.ok(performance.now() - t0 < 5000, `haproxy still has proxy0 ${s.proxy0}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    console.log(`# haproxy marked the stopped proxy DOWN after ${downAfter.toFixed(0)} ms`);
+    assert.ok(downAfter < 2000, `${downAfter} ms`);
+    assert.equal((await haproxy.status()).proxy1, 'UP', 'positive control: the other stays in');
+    for (let i = 0; i < 4; i++) assert.equal((await fetch(`${haproxy.url}/webapi/ping`)).status, 200);
+  });
+
+  test('a proxy-only instance without the cluster store is refused at start, naming the setting', async () => {
+    await assert.rejects(
+      startProxy({ backend_url: undefined }),
+      (e: unknown) => e instanceof ConfigError && /backend_url \(GATEHOUSE_BACKEND_URL\)/.test(e.message),
+    );
+  });
+});
