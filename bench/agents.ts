@@ -67,6 +67,7 @@ async function serve(): Promise<void> {
       data_dir: dataDir,
       auth_addr: '127.0.0.1:0',
       web_addr: '127.0.0.1:0',
+      db_addr: '127.0.0.1:0',
       metrics_enabled: false,
       bootstrap_api_key: API_KEY,
       log_level: 'warn',

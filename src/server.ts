@@ -16,6 +16,8 @@ import { type Clock, systemClock } from './lib/clock.js';
 import { parseDuration } from './lib/duration.js';
 import { instrumentAuditStore } from './observability/audit-metrics.js';
 import { createMetrics, type Metrics } from './observability/metrics.js';
+import type { DbProxy } from './proxy/db/db-proxy.js';
+import { startDbProxy } from './proxy/db/start.js';
 import { loadOrCreateHostKey } from './proxy/ssh/host-key.js';
 import { createSshProxy, type SshProxy } from './proxy/ssh/ssh-proxy.js';
 import { createServices, type Services } from './services.js';
@@ -35,6 +37,8 @@ export interface Gatehouse {
   metricsUrl?: string;
   /** Where the SSH proxy listens (roles: proxy). */
   sshAddr?: { host: string; port: number };
+  /** Where the PostgreSQL proxy listens (roles: proxy). */
+  dbAddr?: { host: string; port: number };
   metrics?: Metrics;
   routes: RegisteredRoute[];
   services: Services;
@@ -68,11 +72,13 @@ export async function startGatehouse(
   const authAddr = parseAddr('auth_addr', config.auth_addr);
   const webAddr = parseAddr('web_addr', config.web_addr);
   const sshAddr = parseAddr('ssh_addr', config.ssh_addr);
+  const dbAddr = parseAddr('db_addr', config.db_addr);
   if (config.ssh_public_addr) parseAddr('ssh_public_addr', config.ssh_public_addr);
   const metricsAddr = config.metrics_enabled ? parseAddr('metrics_addr', config.metrics_addr) : undefined;
   for (const [key, addr] of [
     ['auth_addr', authAddr],
     ['web_addr', webAddr],
+    ['db_addr', dbAddr],
     ...(metricsAddr ? [['metrics_addr', metricsAddr] as const] : []),
   ] as const) {
     if (!isLoopback(addr.host) && !config.tls && !config.insecure) {
@@ -119,6 +125,7 @@ export async function startGatehouse(
   const scheme = https ? 'https' : 'http';
   const apps: Array<{ close(): PromiseLike<unknown> }> = [];
   let sshProxy: SshProxy | undefined;
+  let dbProxy: DbProxy | undefined;
   let recordingsStarted = false;
   const common = {
     logger,
@@ -148,6 +155,7 @@ export async function startGatehouse(
     async close() {
       // SSH sessions first: each user is told, each recording closed (and queued for upload).
       await sshProxy?.close();
+      await dbProxy?.close();
       // Stop accepting, let in-flight requests finish, then flush and close the stores.
       await Promise.all(apps.map((a) => a.close()));
       // Uploads get a moment to finish; what is left stays in the spool for the next start.
@@ -224,6 +232,15 @@ export async function startGatehouse(
       metrics?.trackConnections(sshProxy.server, 'ssh');
       const bound = await sshProxy.listen(sshAddr.host, sshAddr.port);
       handle.sshAddr = { host: sshAddr.host, port: bound.port };
+      const db = await startDbProxy(services, {
+        ...dbAddr,
+        loopback: isLoopback(dbAddr.host) || config.insecure,
+        ...(https ? { tls: https } : {}),
+        queryMaxLength: config.db.query_max_length,
+        logger,
+      });
+      dbProxy = db.proxy;
+      handle.dbAddr = db.addr;
       services.publishSshEndpoint(
         config.ssh_public_addr ? parseAddr('ssh_public_addr', config.ssh_public_addr) : handle.sshAddr,
       );

@@ -462,6 +462,7 @@ test('with TLS, certificate_expiry_seconds reports the time to notAfter and ever
       data_dir: join(dir, 'data'),
       auth_addr: '127.0.0.1:0',
       web_addr: '127.0.0.1:0',
+      db_addr: '127.0.0.1:0',
       metrics_addr: '127.0.0.1:0',
       bootstrap_api_key: ADMIN_KEY,
       log_level: 'silent',

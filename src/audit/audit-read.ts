@@ -95,12 +95,12 @@ export function createAuditReadService(deps: { audit: AuditLog }) {
     },
 
     async listSessions(f: EventFilters) {
-      const page = await queryPage({ ...f, type: ['session.start'] });
+      const page = await queryPage({ ...f, type: ['session.start', 'db.session.start'] });
       const sessions = await Promise.all(
         page.events.map(async (start) => {
           const later = await deps.audit.query({
             session_id: start.session_id ?? '',
-            types: ['session.end', 'session.terminated', 'recording.*'],
+            types: ['session.end', 'db.session.end', 'session.terminated', 'recording.*'],
             limit: 20,
           });
           return toSessionRow(start, later.events);
@@ -128,15 +128,17 @@ function toDecision(e: AuditEvent) {
 }
 
 function toSessionRow(start: AuditEvent, later: AuditEvent[]) {
-  const end = later.find((e) => e.type === 'session.end' || e.type === 'session.terminated');
+  const end = later.find(
+    (e) => e.type === 'session.end' || e.type === 'db.session.end' || e.type === 'session.terminated',
+  );
   const recording = later.find((e) => e.type.startsWith('recording.'));
   const startedAt = Date.parse(start.time);
   return {
     session_id: start.session_id ?? start.id,
-    kind: str(start.data?.kind),
+    kind: start.type === 'db.session.start' ? 'db' : str(start.data?.kind),
     principal: start.actor,
     resource: start.target ?? null,
-    login: str(start.data?.login),
+    login: str(start.data?.login) ?? str(start.data?.db_user),
     started_at: start.time,
     ended_at: end?.time ?? null,
     duration_seconds: end ? (Date.parse(end.time) - startedAt) / 1000 : null,

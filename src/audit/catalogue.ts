@@ -95,6 +95,20 @@ export const EVENT_TYPES = {
     code: 'GH4007I',
     description: 'A file was read or written over sftp: its path and the bytes moved, never its contents.',
   },
+  'db.session.start': {
+    code: 'GH4300I',
+    description:
+      'A database session through the PostgreSQL proxy started (principal, database, db_user, db_name, client address, TLS).',
+  },
+  'db.query': {
+    code: 'GH4301I',
+    description:
+      'A statement ran in a database session: its text (cut at db.query_max_length), protocol, command tags, rows, duration; error code and message on failure.',
+  },
+  'db.session.end': {
+    code: 'GH4302I',
+    description: 'A database session ended (duration, statements, bytes each way, status).',
+  },
   'recording.uploaded': { code: 'GH4100I', description: 'A session recording reached object storage, verified.' },
   'recording.upload_failed': {
     code: 'GH4101E',

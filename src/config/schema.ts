@@ -26,6 +26,22 @@ export const ConfigSchema = Type.Object(
         description: 'host:port users connect to for SSH (behind a load balancer); default ssh_addr.',
       }),
     ),
+    db_addr: Type.String({
+      ...Address,
+      default: '127.0.0.1:3036',
+      description: 'PostgreSQL proxy listener (roles: proxy).',
+    }),
+    db: Type.Object(
+      {
+        query_max_length: Type.Integer({
+          minimum: 64,
+          maximum: 1_048_576,
+          default: 4096,
+          description: 'Characters of a statement kept in its db.query event; longer text is cut (truncated: true).',
+        }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
     metrics_enabled: Type.Boolean({ default: true, description: 'Serve GET /metrics on metrics_addr.' }),
     metrics_addr: Type.String({ ...Address, default: '127.0.0.1:9090' }),
     metrics_prefix: Type.String({

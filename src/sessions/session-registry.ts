@@ -15,16 +15,18 @@ const actorOf = (r: SessionRecord) =>
   actorOfPrincipal({ ...r.principal, ...(r.on_behalf_of ? { onBehalfOf: r.on_behalf_of } : {}) });
 
 export type SessionStatus = 'active' | 'ended' | 'terminated';
-export type SessionType = 'shell' | 'exec' | 'subsystem';
+export type SessionType = 'shell' | 'exec' | 'subsystem' | 'sql';
 
 export interface SessionRecord {
   id: string;
-  kind: 'ssh';
+  kind: 'ssh' | 'db';
   type: SessionType;
   principal: PrincipalName;
   /** An agent acting for a user (token exchange): that user. */
   on_behalf_of?: PrincipalName;
-  resource: { kind: 'server'; id: string; name: string };
+  resource: { kind: 'server' | 'database'; id: string; name: string };
+  /** db: the database name opened (login is the database user). */
+  db_name?: string;
   login: string;
   /** The exec command or subsystem name. */
   command?: string;
@@ -93,6 +95,8 @@ export function createSessionRegistry(deps: { state: StateStore; audit: AuditLog
     input: Omit<SessionRecord, 'id' | 'status' | 'started_at' | 'ended_at' | 'bytes_in' | 'bytes_out'>,
     session: (id: string) => LiveSession,
     id: string = newId('session', clock()),
+    /** More fields for the start event (db: tls, protocol). */
+    eventData: Record<string, unknown> = {},
   ): Promise<SessionRecord> {
     const now = clock();
     const record: SessionRecord = {
@@ -108,16 +112,20 @@ export function createSessionRegistry(deps: { state: StateStore; audit: AuditLog
     try {
       await state.insert(keys.session(record.id), record);
       await audit.record({
-        type: 'session.start',
+        type: record.kind === 'db' ? 'db.session.start' : 'session.start',
         actor: actorOf(record),
         target: record.resource,
         session_id: record.id,
         remote_addr: record.remote_addr,
-        data: {
-          login: record.login,
-          type: record.type,
-          ...(record.command === undefined ? {} : { command: record.command }),
-        },
+        data:
+          record.kind === 'db'
+            ? { db_user: record.login, db_name: record.db_name, ...eventData }
+            : {
+                login: record.login,
+                type: record.type,
+                ...(record.command === undefined ? {} : { command: record.command }),
+                ...eventData,
+              },
       });
     } catch (error) {
       live.delete(record.id);
@@ -132,7 +140,15 @@ export function createSessionRegistry(deps: { state: StateStore; audit: AuditLog
    */
   async function end(
     id: string,
-    outcome: { bytesIn: number; bytesOut: number; exitCode?: number | null; reason?: string; terminated?: boolean },
+    outcome: {
+      bytesIn: number;
+      bytesOut: number;
+      exitCode?: number | null;
+      reason?: string;
+      terminated?: boolean;
+      /** More fields for the end event (db: statement count). */
+      data?: Record<string, unknown>;
+    },
   ): Promise<SessionRecord | undefined> {
     live.delete(id);
     for (let attempt = 0; attempt < 5; attempt++) {
@@ -167,12 +183,20 @@ export function createSessionRegistry(deps: { state: StateStore; audit: AuditLog
         });
       }
       await audit.record({
-        type: 'session.end',
+        type: record.kind === 'db' ? 'db.session.end' : 'session.end',
         actor: actorOf(record),
         target: record.resource,
         session_id: record.id,
         remote_addr: record.remote_addr,
         data: {
+          ...(record.kind === 'db'
+            ? {
+                db_user: record.login,
+                db_name: record.db_name,
+                duration_ms: Date.parse(record.ended_at ?? '') - Date.parse(record.started_at),
+              }
+            : {}),
+          ...outcome.data,
           status: record.status,
           bytes_in: record.bytes_in,
           bytes_out: record.bytes_out,

@@ -1,5 +1,6 @@
 // One-time connection tickets (POST /v1/sessions): a random secret usable once, within 60 s, as the
-// SSH password for one server and login. Stored only as a SHA-256 hash, like every other secret.
+// SSH password for one server and login, or the PostgreSQL password for one database, user and
+// name. Stored only as a SHA-256 hash, like every other secret.
 import { createHash, randomBytes } from 'node:crypto';
 import type { PrincipalRef } from '../auth/records.js';
 import type { StateStore } from '../backend/state.js';
@@ -10,8 +11,12 @@ export const TICKET_TTL_MS = 60_000;
 
 export interface TicketRecord {
   principal: PrincipalRef;
-  server_id: string;
+  /** SSH tickets: the server; database tickets name database_id and db_name instead. */
+  server_id?: string;
+  database_id?: string;
+  /** SSH: the login; database: the database user. */
   login: string;
+  db_name?: string;
   /** The scope the ticket was asked under: an agent credential's roles, and the user it acts for. */
   roles?: string[];
   credential_id?: string;

@@ -1,0 +1,221 @@
+// The PostgreSQL proxy (port 3036): stock psql and drivers connect as `<db_user>@<database>` to a
+// database name, with an access token or a one-time ticket as the password, and reach the registered
+// database under RBAC (access-checker.ts). Each connection is a Gatehouse session; every statement is
+// audited as a db.query event (query text goes to the audit store only, never to the process log).
+import { randomInt } from 'node:crypto';
+import { type AddressInfo, createServer, type Server, type Socket } from 'node:net';
+import { TLSSocket } from 'node:tls';
+import type { Logger } from 'pino';
+import type { AuditLog } from '../../audit/audit-log.js';
+import { actorOfPrincipal, type Principal } from '../../auth/principal.js';
+import type { PrincipalPipeline } from '../../auth/principal-pipeline.js';
+import type { TokenService } from '../../auth/token-service.js';
+import type { SessionRegistry } from '../../sessions/session-registry.js';
+import type { TicketService } from '../../sessions/tickets.js';
+import type { AccessChecker } from '../access-checker.js';
+import { authenticateClient, type ClientStartup, readClientStartup } from './client-startup.js';
+import { runDbSession } from './db-session.js';
+import { cancelUpstream, connectUpstream, UpstreamError } from './upstream.js';
+import { errorResponse } from './wire.js';
+
+export interface DbProxyDeps {
+  access: AccessChecker;
+  pipeline: Pick<PrincipalPipeline, 'tryResolve'>;
+  tokens: Pick<TokenService, 'authenticate' | 'checkThrottle' | 'loginFailed'>;
+  tickets: Pick<TicketService, 'redeem'>;
+  sessions: SessionRegistry;
+  audit: AuditLog;
+  logger: Logger;
+  /** The password Gatehouse holds for a database user (opened from its sealed form), if any. */
+  upstreamPassword?(databaseId: string, dbUser: string): string | undefined;
+  /** Certificate and key offered through SSLRequest; without them the proxy answers `N`. */
+  tls?: { cert: Buffer; key: Buffer };
+  /** Refuse clients that did not switch to TLS (any listener off loopback). */
+  requireTls?: boolean;
+  /** Longest query text kept in a db.query event (bytes, roughly). */
+  queryMaxLength?: number;
+  upstreamTimeoutMs?: number;
+}
+
+export interface DatabaseRef {
+  id: string;
+  kind: 'database';
+  name: string;
+  address: string;
+  protocol?: string;
+  labels: Record<string, string>;
+}
+
+/** Where a cancel request for one of our backend keys must go. */
+interface CancelTarget {
+  host: string;
+  port: number;
+  pid: number;
+  secret: number;
+}
+
+export type DbProxy = ReturnType<typeof createDbProxy>;
+
+export function splitAddress(address: string): { host: string; port: number } {
+  const m = /^(?:\[([^\]]+)\]|([^:]+))(?::(\d+))?$/.exec(address);
+  return { host: (m?.[1] ?? m?.[2] ?? address) as string, port: Number(m?.[3] ?? 5432) };
+}
+
+export function createDbProxy(deps: DbProxyDeps) {
+  const { audit, logger } = deps;
+  const sockets = new Set<Socket>();
+  /** Our BackendKeyData (pid:secret) → the upstream backend it stands for. */
+  const cancelKeys = new Map<string, CancelTarget>();
+  const server: Server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.on('error', (err) => logger.debug({ err }, 'db: client connection error'));
+    void handle(socket).catch((err) => {
+      logger.debug({ err }, 'db: connection ended during startup');
+      socket.destroy();
+    });
+  });
+  server.on('error', (err) => logger.error({ err }, 'db: listener error'));
+
+  async function rejected(
+    who: Principal | undefined,
+    remoteAddr: string,
+    reason: string,
+    data: Record<string, unknown>,
+    target?: { id: string; name: string },
+  ): Promise<void> {
+    await audit
+      .record({
+        type: 'session.rejected',
+        actor: who ? actorOfPrincipal(who) : { kind: 'anonymous' },
+        ...(target ? { target: { kind: 'database', id: target.id, name: target.name } } : {}),
+        success: false,
+        remote_addr: remoteAddr,
+        data: { protocol: 'postgres', ...data, reason },
+      })
+      .catch((err) => logger.warn({ err }, 'db: cannot record a rejection'));
+  }
+
+  async function handle(socket: Socket): Promise<void> {
+    const remoteAddr = socket.remoteAddress ?? '';
+    const startup: ClientStartup | undefined = await readClientStartup(socket, {
+      ...(deps.tls ? { tls: deps.tls } : {}),
+      onCancel: (pid, secret) => {
+        const target = cancelKeys.get(`${pid}:${secret}`);
+        // Unknown keys get no answer at all, as PostgreSQL does (nothing to learn from guessing).
+        if (target) void cancelUpstream(target);
+      },
+    });
+    if (!startup) return;
+    const client = startup.socket;
+    const fail = (code: string, message: string) => {
+      client.end(errorResponse({ code, message }));
+    };
+    if (deps.requireTls && !startup.tls) {
+      return fail('28000', 'gatehouse: TLS is required (sslmode=require)');
+    }
+    const target = startup.target;
+    if ('error' in target) return fail('28000', `gatehouse: ${target.error}`);
+
+    const auth = await authenticateClient(startup, deps, remoteAddr);
+    if (!auth.principal) {
+      await rejected(undefined, remoteAddr, auth.reason, { db_user: target.dbUser, database: target.database });
+      return fail('28P01', `gatehouse: ${auth.reason}`);
+    }
+    const principal = auth.principal;
+    const decision = deps.access.authorize<DatabaseRef>(principal, { kind: 'database', name: target.database }, [
+      { field: 'db_users', value: target.dbUser },
+      { field: 'db_names', value: target.dbName },
+    ]);
+    const data = { db_user: target.dbUser, db_name: target.dbName, database: target.database };
+    if (!decision.allowed) {
+      await rejected(principal, remoteAddr, decision.reason, data, decision.resource);
+      return fail('28000', `gatehouse: access denied: ${decision.reason}`);
+    }
+    const db = decision.resource;
+    if (db.protocol !== 'postgres') {
+      await rejected(principal, remoteAddr, `${db.name} is not a PostgreSQL database`, data, db);
+      return fail('28000', `gatehouse: ${db.name} is not a PostgreSQL database`);
+    }
+
+    const { host, port } = splitAddress(db.address);
+    let upstream: Awaited<ReturnType<typeof connectUpstream>>;
+    try {
+      const password = deps.upstreamPassword?.(db.id, target.dbUser);
+      upstream = await connectUpstream({
+        host,
+        port,
+        user: target.dbUser,
+        database: target.dbName,
+        parameters: startup.passOn,
+        ...(password === undefined ? {} : { password }),
+        ...(deps.upstreamTimeoutMs ? { timeoutMs: deps.upstreamTimeoutMs } : {}),
+      });
+    } catch (error) {
+      const e = error instanceof UpstreamError ? error : new UpstreamError(String(error), 'protocol');
+      await audit
+        .record({
+          type: 'session.upstream_failed',
+          actor: actorOfPrincipal(principal),
+          target: { kind: 'database', id: db.id, name: db.name },
+          success: false,
+          remote_addr: remoteAddr,
+          data: { ...data, reason: e.reason, detail: e.message, ...(e.code ? { code: e.code } : {}) },
+        })
+        .catch((err) => logger.warn({ err }, 'db: cannot record an upstream failure'));
+      // The server's own refusal (no such database, role) is what the user needs to read.
+      return fail(e.code ?? '08006', `gatehouse: ${db.name}: ${e.message}`);
+    }
+
+    // Our own key for the client; a cancel request with it reaches this upstream backend.
+    const key = { pid: randomInt(1, 2 ** 31 - 1), secret: randomInt(-(2 ** 31), 2 ** 31 - 1) };
+    const cancelKey = `${key.pid}:${key.secret}`;
+    cancelKeys.set(cancelKey, { host, port, pid: upstream.pid, secret: upstream.secret });
+    try {
+      await runDbSession({
+        principal,
+        database: db,
+        dbUser: target.dbUser,
+        dbName: target.dbName,
+        tls: startup.tls,
+        remoteAddr,
+        client,
+        clientRest: startup.rest,
+        upstream,
+        key,
+        sessions: deps.sessions,
+        audit,
+        logger,
+        options: decision.options,
+        queryMaxLength: deps.queryMaxLength ?? 4096,
+      });
+    } finally {
+      cancelKeys.delete(cancelKey);
+    }
+  }
+
+  return {
+    server,
+    async listen(host: string, port: number): Promise<AddressInfo> {
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, host, () => {
+          server.off('error', reject);
+          resolve();
+        });
+      });
+      return server.address() as AddressInfo;
+    },
+    get connectionCount(): number {
+      return sockets.size;
+    },
+    /** Stops accepting; live sessions are told (FATAL 57P01) and ended. */
+    async close(): Promise<void> {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      for (const s of sockets) if (!(s instanceof TLSSocket)) s.setTimeout(2000, () => s.destroy());
+      await new Promise((r) => setTimeout(r, 0));
+      for (const s of sockets) s.end();
+      await closed;
+    },
+  };
+}

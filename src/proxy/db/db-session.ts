@@ -1,0 +1,207 @@
+// One database session through the proxy: the client and Gatehouse's upstream connection joined,
+// chunks forwarded as they come (backpressure both ways: a slow reader pauses the other side, so a
+// large result is never buffered whole), message heads scanned to audit every statement, and the
+// session's record, events, termination (DELETE /v1/sessions/{id}, kill switch, max_session_ttl).
+import type { Socket } from 'node:net';
+import type { Logger } from 'pino';
+import type { AuditLog } from '../../audit/audit-log.js';
+import { actorOfPrincipal, type Principal } from '../../auth/principal.js';
+import { newId } from '../../lib/ids.js';
+import type { SessionOptions } from '../../rbac/policy.js';
+import type { SessionRegistry } from '../../sessions/session-registry.js';
+import type { DatabaseRef } from './db-proxy.js';
+import { FrameScanner } from './frame-scanner.js';
+import { type StatementOutcome, StatementTracker } from './statement-tracker.js';
+import type { UpstreamSession } from './upstream.js';
+import { authenticationOk, backendKeyData, errorResponse } from './wire.js';
+
+/** Audit writes in flight per session beyond which the client is paused until they are stored. */
+const MAX_AUDIT_IN_FLIGHT = 256;
+
+export interface DbSessionContext {
+  principal: Principal;
+  database: DatabaseRef;
+  dbUser: string;
+  dbName: string;
+  tls: boolean;
+  remoteAddr: string;
+  client: Socket;
+  /** Bytes the client pipelined behind its password. */
+  clientRest: Buffer;
+  upstream: UpstreamSession;
+  key: { pid: number; secret: number };
+  sessions: SessionRegistry;
+  audit: AuditLog;
+  logger: Logger;
+  options: SessionOptions;
+  queryMaxLength: number;
+}
+
+export async function runDbSession(ctx: DbSessionContext): Promise<void> {
+  const { client, upstream, audit, principal, database } = ctx;
+  const up = upstream.socket;
+  const id = newId('session');
+  const actor = actorOfPrincipal(principal);
+  const target = { kind: 'database', id: database.id, name: database.name };
+  let bytesIn = 0;
+  let bytesOut = 0;
+  let terminatedBy: string | undefined;
+  let auditInFlight = 0;
+  let upstreamFull = false;
+
+  const resumeClient = () => {
+    if (!upstreamFull && auditInFlight < MAX_AUDIT_IN_FLIGHT) client.resume();
+  };
+
+  const onStatement = (s: StatementOutcome) => {
+    auditInFlight++;
+    if (auditInFlight >= MAX_AUDIT_IN_FLIGHT) client.pause();
+    audit
+      .record({
+        type: 'db.query',
+        actor,
+        target,
+        session_id: id,
+        success: s.error === undefined && !s.skipped,
+        data: {
+          db_user: ctx.dbUser,
+          db_name: ctx.dbName,
+          text: s.text,
+          ...(s.truncated ? { truncated: true } : {}),
+          protocol: s.protocol,
+          ...(s.statement ? { statement: s.statement } : {}),
+          tags: s.tags,
+          rows: s.rows,
+          duration_ms: Math.round(s.durationMs * 1000) / 1000,
+          ...(s.error ? { error: s.error } : {}),
+          ...(s.skipped ? { skipped: true } : {}),
+          ...(s.suspended ? { suspended: true } : {}),
+        },
+      })
+      // The text stays out of the process log: only that an event was lost is said there.
+      .catch((err: Error) => ctx.logger.warn({ err: { message: err.message }, session: id }, 'db: audit write failed'))
+      .finally(() => {
+        auditInFlight--;
+        resumeClient();
+      });
+  };
+  const tracker = new StatementTracker(ctx.queryMaxLength, () => performance.now(), onStatement);
+  const fromClient = new FrameScanner(tracker.clientWant, tracker.onClientMessage);
+  const fromServer = new FrameScanner(tracker.serverWant, tracker.onServerMessage);
+
+  let finished!: () => void;
+  const done = new Promise<void>((resolve) => {
+    finished = resolve;
+  });
+
+  function terminate(message: string): void {
+    if (terminatedBy) return;
+    terminatedBy = message.replace(/^gatehouse: /, '');
+    up.destroy();
+    // An ErrorResponse may only go between two messages, or the client would misread the stream.
+    if (fromServer.atBoundary && client.writable) {
+      client.end(errorResponse({ code: '57P01', message }));
+    } else client.end();
+    setTimeout(() => client.destroy(), 2000).unref();
+  }
+
+  const ttlTimer =
+    ctx.options.maxSessionTtlMs === undefined
+      ? undefined
+      : setTimeout(() => terminate('gatehouse: session ended: max_session_ttl reached'), ctx.options.maxSessionTtlMs);
+  ttlTimer?.unref();
+
+  try {
+    await ctx.sessions.start(
+      {
+        kind: 'db',
+        type: 'sql',
+        principal: { kind: principal.kind, id: principal.id, name: principal.name },
+        ...(principal.onBehalfOf ? { on_behalf_of: principal.onBehalfOf } : {}),
+        resource: { kind: 'database', id: database.id, name: database.name },
+        login: ctx.dbUser,
+        db_name: ctx.dbName,
+        remote_addr: ctx.remoteAddr,
+        recorded: false,
+      },
+      () => ({ id, bytesIn: () => bytesIn, bytesOut: () => bytesOut, terminate }),
+      id,
+      { tls: ctx.tls, protocol: 'postgres' },
+    );
+  } catch (error) {
+    ctx.logger.error({ err: error }, 'db: cannot record the session start');
+    clearTimeout(ttlTimer);
+    up.destroy();
+    client.end(
+      errorResponse({ code: '08006', message: 'gatehouse: the session could not be started (audit unavailable)' }),
+    );
+    return;
+  }
+
+  // The client learns the database's parameters, and our key instead of the database's own.
+  const greeting = [...upstream.greeting];
+  const ready = greeting.pop() as Buffer;
+  client.write(Buffer.concat([authenticationOk(), ...greeting, backendKeyData(ctx.key.pid, ctx.key.secret), ready]));
+
+  const toUpstream = (chunk: Buffer) => {
+    bytesIn += chunk.length;
+    fromClient.scan(chunk);
+    if (!up.write(chunk)) {
+      upstreamFull = true;
+      client.pause();
+    }
+  };
+  const toClient = (chunk: Buffer) => {
+    bytesOut += chunk.length;
+    fromServer.scan(chunk);
+    if (!client.write(chunk)) up.pause();
+  };
+  up.on('drain', () => {
+    upstreamFull = false;
+    resumeClient();
+  });
+  client.on('drain', () => up.resume());
+  const guard = (f: (c: Buffer) => void) => (chunk: Buffer) => {
+    try {
+      f(chunk);
+    } catch (err) {
+      // A malformed stream (a message length below 4): nothing more can be read from it safely.
+      ctx.logger.debug({ err }, 'db: protocol error');
+      terminate('gatehouse: protocol violation');
+    }
+  };
+  client.on('data', guard(toUpstream));
+  up.on('data', guard(toClient));
+  if (ctx.clientRest.length) guard(toUpstream)(ctx.clientRest);
+  if (upstream.rest.length) guard(toClient)(upstream.rest);
+  client.resume();
+  up.resume();
+
+  let closed = 0;
+  const onClose = () => {
+    if (++closed === 1) {
+      // Either side gone ends the session: the other side is closed too.
+      client.end();
+      up.end();
+      setTimeout(() => {
+        client.destroy();
+        up.destroy();
+      }, 2000).unref();
+    }
+    if (closed === 2) finished();
+  };
+  client.once('close', onClose);
+  up.once('close', onClose);
+  up.on('error', (err) => ctx.logger.debug({ err }, 'db: upstream error'));
+  await done;
+  clearTimeout(ttlTimer);
+  tracker.flushUnfinished(terminatedBy ?? 'the connection closed before the statement finished');
+  await ctx.sessions
+    .end(id, {
+      bytesIn,
+      bytesOut,
+      ...(terminatedBy ? { reason: terminatedBy, terminated: true } : {}),
+      data: { statements: tracker.count, tls: ctx.tls },
+    })
+    .catch((err) => ctx.logger.warn({ err }, 'db: cannot record the session end'));
+}

@@ -1,0 +1,33 @@
+// Starts the PostgreSQL proxy for the composition root (server.ts), so its wiring stays one call.
+import type { Logger } from 'pino';
+import type { Services } from '../../services.js';
+import { createAccessChecker } from '../access-checker.js';
+import { createDbProxy, type DbProxy } from './db-proxy.js';
+
+export async function startDbProxy(
+  services: Services,
+  opts: {
+    host: string;
+    port: number;
+    /** Off loopback the password crosses the network: TLS is then required of every client. */
+    loopback: boolean;
+    tls?: { cert: Buffer; key: Buffer };
+    queryMaxLength: number;
+    logger: Logger;
+  },
+): Promise<{ proxy: DbProxy; addr: { host: string; port: number } }> {
+  const proxy = createDbProxy({
+    access: createAccessChecker({ state: services.state }),
+    pipeline: services.pipeline,
+    tokens: services.tokens,
+    tickets: services.tickets,
+    sessions: services.sessionRegistry,
+    audit: services.audit,
+    logger: opts.logger,
+    ...(opts.tls ? { tls: opts.tls } : {}),
+    requireTls: !opts.loopback,
+    queryMaxLength: opts.queryMaxLength,
+  });
+  const bound = await proxy.listen(opts.host, opts.port);
+  return { proxy, addr: { host: opts.host, port: bound.port } };
+}

@@ -1,0 +1,287 @@
+// Pairs what a client asks (simple Query; Parse/Bind/Execute up to Sync) with what the database
+// answers (CommandComplete, EmptyQueryResponse, PortalSuspended, ErrorResponse, ReadyForQuery), so
+// every statement becomes one audit record with its text, row count, outcome and duration. Only
+// message heads are seen (frame-scanner.ts); results' rows never pass through here.
+import { cString, parseErrorFields } from './wire.js';
+
+export interface StatementOutcome {
+  text: string;
+  /** The text was longer than the configured length and was cut. */
+  truncated: boolean;
+  protocol: 'simple' | 'extended';
+  /** Statement name for the extended protocol ('' for the unnamed one). */
+  statement?: string;
+  /** CommandComplete tags, e.g. ['SELECT 3'] (several for a multi-statement simple query). */
+  tags: string[];
+  /** Rows affected or returned, summed over the tags that carry a count; null when none does. */
+  rows: number | null;
+  error?: { code: string; message: string };
+  /** Not run: an earlier message of the same Sync batch failed, so PostgreSQL skipped it. */
+  skipped?: boolean;
+  suspended?: boolean;
+  startedAt: number;
+  durationMs: number;
+}
+
+interface Pending {
+  text: string;
+  truncated: boolean;
+  protocol: 'simple' | 'extended';
+  statement?: string;
+  tags: string[];
+  error?: { code: string; message: string };
+  suspended?: boolean;
+  done: boolean;
+  startedAt: number;
+  endedAt?: number;
+}
+
+interface Batch {
+  simple: boolean;
+  statements: Pending[];
+  /** The text of the last Parse in the batch, for a Parse that fails before any Execute. */
+  parseText?: string;
+  failed: boolean;
+}
+
+const MAX_NAMES = 10_000;
+const C = (ch: string) => ch.charCodeAt(0);
+const ROWS_TAG = /^(?:SELECT|INSERT \d+|UPDATE|DELETE|COPY|FETCH|MOVE|MERGE) (\d+)$/;
+
+export function rowsOfTag(tag: string): number | null {
+  const m = ROWS_TAG.exec(tag);
+  return m ? Number(m[1]) : null;
+}
+
+export class StatementTracker {
+  private readonly statements = new Map<string, string>();
+  private readonly portals = new Map<string, string>();
+  /** Batches awaiting their ReadyForQuery, oldest first; the last may still be open (no Sync yet). */
+  private readonly batches: Batch[] = [];
+  private open: Batch | undefined;
+  count = 0;
+
+  constructor(
+    private readonly maxText: number,
+    private readonly now: () => number,
+    private readonly onStatement: (s: StatementOutcome) => void,
+  ) {}
+
+  /** How much of each client message to look at. */
+  readonly clientWant = (type: number): number => {
+    switch (type) {
+      case C('Q'):
+      case C('P'):
+        return this.maxText + 320; // statement name (≤ 63 bytes in PostgreSQL) and the text
+      case C('B'):
+      case C('E'):
+      case C('C'):
+        return 320;
+      case C('S'):
+        return 1;
+      default:
+        return 0;
+    }
+  };
+
+  /** How much of each server message to look at. */
+  readonly serverWant = (type: number): number => {
+    switch (type) {
+      case C('C'):
+        return 256;
+      case C('E'):
+        return 4096;
+      case C('I'):
+      case C('s'):
+      case C('Z'):
+        return 1;
+      default:
+        return 0;
+    }
+  };
+
+  private text(head: Buffer, offset: number, length: number): { text: string; truncated: boolean } {
+    const { value } = cString(head, offset);
+    const full = length - offset - 1;
+    const truncated = Buffer.byteLength(value) < full || value.length > this.maxText;
+    return { text: value.length > this.maxText ? value.slice(0, this.maxText) : value, truncated };
+  }
+
+  private extendedBatch(): Batch {
+    if (!this.open) {
+      this.open = { simple: false, statements: [], failed: false };
+      this.batches.push(this.open);
+    }
+    return this.open;
+  }
+
+  private remember(map: Map<string, string>, name: string, text: string): void {
+    if (name !== '' && map.has(name)) return; // PostgreSQL refuses a second one of that name
+    if (map.size >= MAX_NAMES) map.delete(map.keys().next().value as string);
+    map.set(name, text);
+  }
+
+  readonly onClientMessage = (type: number, head: Buffer, length: number): void => {
+    switch (type) {
+      case C('Q'): {
+        const { text, truncated } = this.text(head, 0, length);
+        const batch: Batch = { simple: true, failed: false, statements: [] };
+        batch.statements.push({
+          text,
+          truncated,
+          protocol: 'simple',
+          tags: [],
+          done: false,
+          startedAt: this.now(),
+        });
+        this.batches.push(batch);
+        return;
+      }
+      case C('P'): {
+        const name = cString(head, 0);
+        const { text } = this.text(head, name.next, length);
+        this.remember(this.statements, name.value, text);
+        this.extendedBatch().parseText = text;
+        return;
+      }
+      case C('B'): {
+        const portal = cString(head, 0);
+        const statement = cString(head, portal.next).value;
+        this.remember(this.portals, portal.value, statement);
+        this.extendedBatch();
+        return;
+      }
+      case C('E'): {
+        const portal = cString(head, 0).value;
+        const statement = this.portals.get(portal) ?? '';
+        const text = this.statements.get(statement) ?? '<unknown statement>';
+        this.extendedBatch().statements.push({
+          text,
+          truncated: text.length >= this.maxText,
+          protocol: 'extended',
+          statement,
+          tags: [],
+          done: false,
+          startedAt: this.now(),
+        });
+        return;
+      }
+      case C('C'): {
+        const kind = head[0];
+        const name = cString(head, 1).value;
+        if (kind === C('S')) this.statements.delete(name);
+        else this.portals.delete(name);
+        this.extendedBatch();
+        return;
+      }
+      case C('S'):
+        this.extendedBatch();
+        this.open = undefined;
+        return;
+    }
+  };
+
+  private current(): Pending | undefined {
+    const batch = this.batches[0];
+    if (!batch) return undefined;
+    if (batch.simple) return batch.statements[0];
+    return batch.statements.find((s) => !s.done);
+  }
+
+  readonly onServerMessage = (type: number, head: Buffer): void => {
+    switch (type) {
+      case C('C'): {
+        const s = this.current();
+        if (!s) return;
+        s.tags.push(cString(head, 0).value);
+        if (s.protocol === 'extended') this.complete(s);
+        return;
+      }
+      case C('I'):
+      case C('s'): {
+        const s = this.current();
+        if (!s) return;
+        if (type === C('s')) s.suspended = true;
+        if (s.protocol === 'extended') this.complete(s);
+        return;
+      }
+      case C('E'): {
+        const batch = this.batches[0];
+        if (!batch) return;
+        const fields = parseErrorFields(head);
+        const error = { code: fields.C ?? '', message: fields.M ?? '' };
+        let s = this.current();
+        if (!s && !batch.simple && batch.parseText !== undefined && !batch.failed) {
+          // A Parse or Bind failed before any Execute: still a statement someone tried to run.
+          s = {
+            text: batch.parseText,
+            truncated: false,
+            protocol: 'extended',
+            tags: [],
+            done: false,
+            startedAt: this.now(),
+          };
+          batch.statements.push(s);
+        }
+        batch.failed = true;
+        if (!s) return;
+        s.error = error;
+        if (s.protocol === 'extended') this.complete(s);
+        return;
+      }
+      case C('Z'): {
+        const batch = this.batches.shift();
+        if (!batch) return;
+        if (batch === this.open) this.open = undefined;
+        for (const s of batch.statements) {
+          if (!s.done) this.complete(s, batch.failed && !batch.simple);
+          this.emit(s);
+        }
+        return;
+      }
+    }
+  };
+
+  private complete(s: Pending, skipped = false): void {
+    s.done = true;
+    s.endedAt = this.now();
+    if (skipped && !s.error) s.error = { code: 'skipped', message: 'not run: an earlier message failed' };
+  }
+
+  private emit(s: Pending): void {
+    this.count++;
+    let rows: number | null = null;
+    for (const tag of s.tags) {
+      const r = rowsOfTag(tag);
+      if (r !== null) rows = (rows ?? 0) + r;
+    }
+    const skipped = s.error?.code === 'skipped';
+    this.onStatement({
+      text: s.text,
+      truncated: s.truncated,
+      protocol: s.protocol,
+      ...(s.statement === undefined ? {} : { statement: s.statement }),
+      tags: s.tags.slice(0, 16),
+      rows,
+      ...(s.error && !skipped ? { error: s.error } : {}),
+      ...(skipped ? { skipped: true } : {}),
+      ...(s.suspended ? { suspended: true } : {}),
+      startedAt: s.startedAt,
+      durationMs: Math.max(0, (s.endedAt ?? this.now()) - s.startedAt),
+    });
+  }
+
+  /** Statements the connection's end cut off (no ReadyForQuery came): reported once, as unfinished. */
+  flushUnfinished(reason: string): void {
+    for (const batch of this.batches.splice(0)) {
+      for (const s of batch.statements) {
+        if (!s.done) {
+          s.error ??= { code: 'unfinished', message: reason };
+          this.complete(s);
+        }
+        this.emit(s);
+      }
+    }
+    this.open = undefined;
+  }
+}
