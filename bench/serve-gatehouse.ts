@@ -29,6 +29,7 @@ async function main(): Promise<void> {
       auth_addr: '127.0.0.1:0',
       web_addr: '127.0.0.1:0',
       ssh_addr: '127.0.0.1:0',
+      kube_addr: '127.0.0.1:0',
       db_addr: '127.0.0.1:0',
       metrics_addr: '127.0.0.1:0',
       bootstrap_api_key: apiKey,

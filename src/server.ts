@@ -18,6 +18,8 @@ import { instrumentAuditStore } from './observability/audit-metrics.js';
 import { createMetrics, type Metrics } from './observability/metrics.js';
 import type { DbProxy } from './proxy/db/db-proxy.js';
 import { startDbProxy } from './proxy/db/start.js';
+import type { KubeProxy } from './proxy/kube/kube-proxy.js';
+import { startKubeProxy } from './proxy/kube/start-kube-proxy.js';
 import { loadOrCreateHostKey } from './proxy/ssh/host-key.js';
 import { createSshProxy, type SshProxy } from './proxy/ssh/ssh-proxy.js';
 import { createServices, type Services } from './services.js';
@@ -39,6 +41,8 @@ export interface Gatehouse {
   sshAddr?: { host: string; port: number };
   /** Where the PostgreSQL proxy listens (roles: proxy). */
   dbAddr?: { host: string; port: number };
+  /** Where the Kubernetes proxy listens (roles: proxy; TLS). */
+  kubeAddr?: { host: string; port: number };
   metrics?: Metrics;
   routes: RegisteredRoute[];
   services: Services;
@@ -126,6 +130,7 @@ export async function startGatehouse(
   const apps: Array<{ close(): PromiseLike<unknown> }> = [];
   let sshProxy: SshProxy | undefined;
   let dbProxy: DbProxy | undefined;
+  let kubeProxy: KubeProxy | undefined;
   let recordingsStarted = false;
   const common = {
     logger,
@@ -156,6 +161,7 @@ export async function startGatehouse(
       // SSH sessions first: each user is told, each recording closed (and queued for upload).
       await sshProxy?.close();
       await dbProxy?.close();
+      await kubeProxy?.close();
       // Stop accepting, let in-flight requests finish, then flush and close the stores.
       await Promise.all(apps.map((a) => a.close()));
       // Uploads get a moment to finish; what is left stays in the spool for the next start.
@@ -244,6 +250,9 @@ export async function startGatehouse(
       services.publishSshEndpoint(
         config.ssh_public_addr ? parseAddr('ssh_public_addr', config.ssh_public_addr) : handle.sshAddr,
       );
+      const kube = await startKubeProxy(services, { config, dataDir, clock, logger });
+      kubeProxy = kube.proxy;
+      handle.kubeAddr = { host: kube.host, port: kube.port };
     }
     if (metrics && metricsAddr) {
       if (https && config.tls) {

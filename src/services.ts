@@ -21,6 +21,8 @@ import type { Config } from './config/schema.js';
 import type { Clock } from './lib/clock.js';
 import { parseDuration } from './lib/duration.js';
 import type { Metrics } from './observability/metrics.js';
+import { createKubeAccess, type KubeAccess } from './proxy/kube/kube-access.js';
+import { createKubeconfigs, type Kubeconfigs } from './proxy/kube/kubeconfig.js';
 import { createSshAccess, type SshAccess } from './proxy/ssh/access.js';
 import type { UserCa } from './proxy/ssh/user-ca.js';
 import { ensureUserCa } from './proxy/ssh/user-ca-store.js';
@@ -59,6 +61,10 @@ export interface Services extends AgentServices, AgentBasics {
   sessions: SessionService;
   tickets: TicketService;
   sshAccess: SshAccess;
+  /** Who may reach which Kubernetes cluster as whom (the Kubernetes proxy asks it). */
+  kubeAccess: KubeAccess;
+  /** Kubeconfigs with a short-lived token of the caller (GET /v1/resources/{id}/kubeconfig). */
+  kubeconfigs: Kubeconfigs;
   /** Signs short-lived user certificates for upstream logins (targets trust GET /v1/auth/ssh-ca). */
   userCa: UserCa;
   /** Spool, upload completer and object store of session recordings; not running until start(). */
@@ -202,6 +208,13 @@ export async function createServices(deps: {
     sessions,
     tickets,
     sshAccess,
+    kubeAccess: createKubeAccess({ state, tokens }),
+    kubeconfigs: createKubeconfigs({
+      resources,
+      tokens,
+      audit,
+      tokenTtlMs: parseDuration(config.tokens.access_ttl) as number,
+    }),
     userCa: await ensureUserCa({ state, box, clock }),
     recordings,
     sshEndpoint: () => sshEndpoint,

@@ -44,6 +44,7 @@ function startProxy(overrides: Record<string, unknown> = {}): Promise<Gatehouse>
       roles: ['proxy'],
       web_addr: '127.0.0.1:0',
       ssh_addr: '127.0.0.1:0',
+      kube_addr: '127.0.0.1:0',
       metrics_enabled: false,
       log_level: 'silent',
       'webhooks.deliver': false,

@@ -95,6 +95,15 @@ export const EVENT_TYPES = {
     code: 'GH4007I',
     description: 'A file was read or written over sftp: its path and the bytes moved, never its contents.',
   },
+  'kube.request': {
+    code: 'GH4200I',
+    description:
+      'A Kubernetes API request through the proxy (principal, cluster, verb, resource, namespace, name, response code, duration); discovery requests are counted, not logged. success: false when the proxy refused it.',
+  },
+  'kube.kubeconfig.issued': {
+    code: 'GH4201I',
+    description: 'A kubeconfig with a short-lived token of the caller was issued for a Kubernetes cluster.',
+  },
   'db.session.start': {
     code: 'GH4300I',
     description:

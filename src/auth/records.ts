@@ -196,4 +196,6 @@ export const keys = {
   sshKeyBlob: (digest: string) => `index/sshkeys/blob/${digest}`,
   /** A server's sealed upstream private key, apart from the resource record (never in responses). */
   serverSecret: (id: string) => `secrets/servers/${id}`,
+  /** A Kubernetes cluster's sealed upstream credential (token or client key) and its CA. */
+  kubeSecret: (id: string) => `secrets/kube/${id}`,
 };

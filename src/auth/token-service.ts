@@ -234,6 +234,36 @@ export function createTokenService(deps: {
     },
 
     /**
+     * A single short-lived access token (no refresh token) for the caller itself, as for a kubeconfig:
+     * same principal, scope and login family as the token it asked with (revoking that login revokes
+     * this one too), never outliving it.
+     */
+    async issueForSelf(principal: Principal, ttlMs: number): Promise<{ accessToken: string; expiresAt: number }> {
+      const caller = principal.token ? state.get<TokenRecord>(keys.token(principal.token.hash))?.value : undefined;
+      if (caller?.kind !== 'access') throw new GatehouseError('forbidden', 'only a bearer token can ask for another');
+      const now = clock();
+      const access = generateSecret('accessToken');
+      const { revoked_at: _r, revoked_reason: _why, used_at: _u, ...inherited } = caller;
+      const record: TokenRecord = {
+        ...inherited,
+        issued_at: now,
+        expires_at: Math.min(now + ttlMs, caller.expires_at),
+      };
+      await state.write(
+        [{ key: keys.token(principal.token?.hash as string), is: 'present' }],
+        [
+          {
+            type: 'put',
+            key: keys.token(hashSecret(access)),
+            value: JSON.stringify(record),
+            expiresAt: record.expires_at + TOMBSTONE_MS,
+          },
+        ],
+      );
+      return { accessToken: access, expiresAt: record.expires_at };
+    },
+
+    /**
      * A single access token (no refresh token) for an agent that is already trusted: an agent
      * credential or a token exchange. Returned as operations, to be written with the credential.
      */

@@ -26,6 +26,19 @@ export const ConfigSchema = Type.Object(
         description: 'host:port users connect to for SSH (behind a load balancer); default ssh_addr.',
       }),
     ),
+    kube_addr: Type.String({
+      ...Address,
+      default: '127.0.0.1:3026',
+      description:
+        'Kubernetes proxy listener (roles: proxy), always TLS with a certificate from <data dir>/kube-ca.crt.',
+    }),
+    kube_public_url: Type.Optional(
+      Type.String({
+        pattern: '^https://[^\\s/]+$',
+        maxLength: 300,
+        description: 'https://host:port kubeconfigs point at (behind a load balancer); default kube_addr.',
+      }),
+    ),
     db_addr: Type.String({
       ...Address,
       default: '127.0.0.1:3036',

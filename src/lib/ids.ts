@@ -11,6 +11,7 @@ export const ID_PREFIXES = {
   database: 'db_',
   server: 'srv_',
   app: 'app_',
+  kubeCluster: 'kube_',
   session: 'sess_',
   event: 'evt_',
   webhook: 'whk_',

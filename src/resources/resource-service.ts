@@ -20,6 +20,13 @@ import { generateEd25519 } from '../lib/ssh-keygen.js';
 import { globMatch } from '../rbac/policy.js';
 import { parsePublicKeyBlob, parsePublicKeyLine } from '../ssh-keys/ssh-public-key.js';
 import type { SecretBox } from '../webhooks/secret-box.js';
+import {
+  checkAddress,
+  type KubeSecret,
+  type KubeUpstream,
+  openKubeUpstream,
+  sealKubeUpstream,
+} from './kube-upstream.js';
 import type {
   Resource,
   ResourceInput as ResourceInputSchema,
@@ -52,6 +59,8 @@ export interface ResourceRecord {
   /** Servers: the OpenSSH public line of the upstream key pair (absent on servers registered before). */
   ssh_public_key?: string;
   ssh_host_key?: HostKeyPin;
+  /** kube_cluster: which upstream credential is sealed (kube-upstream.ts), never the secret. */
+  kube?: ResourceResponse['kube'];
   created_at: string;
   updated_at: string;
 }
@@ -62,7 +71,7 @@ interface ServerSecret {
   created_at: string;
 }
 
-const ID_KIND = { database: 'database', server: 'server', app: 'app' } as const;
+const ID_KIND = { database: 'database', server: 'server', app: 'app', kube_cluster: 'kubeCluster' } as const;
 const sealContext = (serverId: string) => `server-upstream-key:${serverId}`;
 
 export function toResourceResponse(r: ResourceRecord): ResourceResponse {
@@ -75,6 +84,7 @@ export function toResourceResponse(r: ResourceRecord): ResourceResponse {
     ...(r.address !== undefined ? { address: r.address } : {}),
     ...(r.protocol !== undefined ? { protocol: r.protocol } : {}),
     ...(r.uri !== undefined ? { uri: r.uri } : {}),
+    ...(r.kube !== undefined ? { kube: r.kube } : {}),
     created_at: r.created_at,
     updated_at: r.updated_at,
   };
@@ -89,9 +99,10 @@ export function toResourceResponse(r: ResourceRecord): ResourceResponse {
 
 /** Which fields each kind takes; anything else is refused with its path. */
 const FIELDS: Record<ProtectedKind, { required: Array<keyof ResourceInput>; forbidden: Array<keyof ResourceInput> }> = {
-  database: { required: ['address', 'protocol'], forbidden: ['uri', 'ssh_host_key'] },
-  server: { required: ['address'], forbidden: ['protocol', 'uri'] },
-  app: { required: ['uri'], forbidden: ['address', 'protocol', 'ssh_host_key'] },
+  database: { required: ['address', 'protocol'], forbidden: ['uri', 'ssh_host_key', 'kube'] },
+  server: { required: ['address'], forbidden: ['protocol', 'uri', 'kube'] },
+  app: { required: ['uri'], forbidden: ['address', 'protocol', 'ssh_host_key', 'kube'] },
+  kube_cluster: { required: ['address', 'kube'], forbidden: ['protocol', 'uri', 'ssh_host_key'] },
 };
 
 export type ResourceService = ReturnType<typeof createResourceService>;
@@ -151,6 +162,7 @@ export function createResourceService(deps: {
       for (const field of rules.forbidden) {
         if (input[field] !== undefined) throw invalidField(`/body/${field}`, `does not apply to a ${input.kind}`);
       }
+      if (input.address !== undefined) checkAddress(input.kind, input.address);
       await deps.covering.requireSees(
         ctx,
         { kind: input.kind, labels: input.labels ?? {} },
@@ -160,7 +172,7 @@ export function createResourceService(deps: {
       const hostKey =
         input.ssh_host_key !== undefined ? parsePublicKeyLine(input.ssh_host_key, '/body/ssh_host_key') : undefined;
       const now = clock();
-      const { ssh_host_key: _given, ...fields } = input;
+      const { ssh_host_key: _given, kube: kubeInput, ...fields } = input;
       const record: ResourceRecord = {
         ...fields,
         id: newId(ID_KIND[input.kind], now),
@@ -202,6 +214,12 @@ export function createResourceService(deps: {
         conditions.push({ key: secretKey, is: 'absent' });
         operations.push({ type: 'put', key: secretKey, value: JSON.stringify(secret) });
       }
+      if (record.kind === 'kube_cluster' && kubeInput) {
+        const sealed = sealKubeUpstream(box, record.id, kubeInput);
+        record.kube = sealed.summary;
+        conditions.push({ key: keys.kubeSecret(record.id), is: 'absent' });
+        operations.push({ type: 'put', key: keys.kubeSecret(record.id), value: JSON.stringify(sealed.secret) });
+      }
       operations.unshift({ type: 'put', key: resourceKey, value: JSON.stringify(record) });
       await translateConflicts(
         () => state.write(conditions, operations),
@@ -230,6 +248,7 @@ export function createResourceService(deps: {
       for (const field of FIELDS[r.kind].forbidden) {
         if (field in patch) throw invalidField(`/body/${field}`, `does not apply to a ${r.kind}`);
       }
+      if (patch.address !== undefined) checkAddress(r.kind, patch.address);
       const changed = (Object.keys(patch) as Array<keyof ResourcePatch>).filter(
         (f) => JSON.stringify(patch[f]) !== JSON.stringify(r[f]),
       );
@@ -263,6 +282,7 @@ export function createResourceService(deps: {
             keys.resourceName(r.kind, r.name),
             ...heldFoldedKey(state, keys.resourceFoldedName(r.kind, r.name), item.key),
             ...(r.kind === 'server' ? [keys.serverSecret(r.id)] : []),
+            ...(r.kind === 'kube_cluster' ? [keys.kubeSecret(r.id)] : []),
           ],
         }),
       );
@@ -278,6 +298,14 @@ export function createResourceService(deps: {
     upstreamKey(serverId: string): string | undefined {
       const secret = state.get<ServerSecret>(keys.serverSecret(serverId))?.value;
       return secret ? box.open(secret.private_sealed, sealContext(serverId)) : undefined;
+    },
+
+    /** A cluster's API server and the credential the Kubernetes proxy uses there (opened here only). */
+    kubeUpstream(clusterId: string): KubeUpstream | undefined {
+      const item = state.get<ResourceRecord>(keys.resource(clusterId));
+      const secret = state.get<KubeSecret>(keys.kubeSecret(clusterId))?.value;
+      if (item?.value.kind !== 'kube_cluster' || !item.value.address || !secret) return undefined;
+      return openKubeUpstream(box, clusterId, secret, item.value.address);
     },
 
     /**

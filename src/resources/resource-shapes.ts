@@ -3,15 +3,45 @@
 import { Type } from '@sinclair/typebox';
 import { Description, Labels, Name, publicKeyLine, Timestamp } from '../lib/shapes.js';
 
-export const ResourceKindSchema = Type.Union([Type.Literal('database'), Type.Literal('server'), Type.Literal('app')]);
+export const ResourceKindSchema = Type.Union([
+  Type.Literal('database'),
+  Type.Literal('server'),
+  Type.Literal('app'),
+  Type.Literal('kube_cluster'),
+]);
 export const DATABASE_PROTOCOLS = ['postgres', 'mysql', 'mongodb', 'redis'] as const;
 
 const Address = Type.String({
   minLength: 1,
   maxLength: 261,
-  pattern: '^(\\[[0-9a-fA-F:.]+\\]|[A-Za-z0-9._-]+)(:\\d{1,5})?$',
-  description: 'host or host:port (database, server)',
+  pattern: '^(https://)?(\\[[0-9a-fA-F:.]+\\]|[A-Za-z0-9._-]+)(:\\d{1,5})?$',
+  description: 'host or host:port (database, server); https://host:port (kube_cluster: its API server)',
 });
+const Pem = (what: string) =>
+  Type.String({ minLength: 1, maxLength: 16_384, pattern: '^-----BEGIN [A-Z ]+-----', description: what });
+
+/**
+ * kube_cluster only: how Gatehouse reaches the cluster's API server. The upstream identity must be
+ * allowed to impersonate users and groups (a ClusterRole with verb impersonate on users and groups).
+ * Sealed at rest, never answered.
+ */
+export const KubeInput = Type.Object(
+  {
+    ca_pem: Pem("The API server's CA (PEM); TLS verification is always on"),
+    token: Type.Optional(Type.String({ minLength: 1, maxLength: 8192, description: 'A service-account bearer token' })),
+    client_cert_pem: Type.Optional(Pem('A client certificate (PEM), with client_key_pem, instead of a token')),
+    client_key_pem: Type.Optional(Pem('The client certificate’s private key (PEM)')),
+  },
+  { additionalProperties: false },
+);
+/** What the API says about a cluster's upstream credential: which kind is set, never its value. */
+export const KubeSummary = Type.Object(
+  {
+    credential: Type.Union([Type.Literal('token'), Type.Literal('client_certificate')]),
+    ca_fingerprint: Type.String({ description: "SHA-256 fingerprint of the API server's CA certificate" }),
+  },
+  { additionalProperties: false },
+);
 const Protocol = Type.Union(
   DATABASE_PROTOCOLS.map((p) => Type.Literal(p)),
   { description: 'Wire protocol (database only)' },
@@ -34,6 +64,7 @@ export const ResourceInput = Type.Object(
     ssh_host_key: Type.Optional(
       publicKeyLine('Server only: its SSH host key (OpenSSH line); without it the proxy pins the key seen first'),
     ),
+    kube: Type.Optional(KubeInput),
   },
   { additionalProperties: false },
 );
@@ -56,7 +87,7 @@ export const HostKeyPinned = Type.Union([Type.Literal('registered'), Type.Litera
 
 export const Resource = Type.Object(
   {
-    id: Type.String({ description: 'db_…, srv_… or app_…' }),
+    id: Type.String({ description: 'db_…, srv_…, app_… or kube_…' }),
     kind: ResourceKindSchema,
     name: Name,
     description: Type.String(),
@@ -75,6 +106,7 @@ export const Resource = Type.Object(
       }),
     ),
     ssh_host_key_pinned: Type.Optional(HostKeyPinned),
+    kube: Type.Optional(KubeSummary),
     created_at: Timestamp,
     updated_at: Timestamp,
   },

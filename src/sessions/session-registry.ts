@@ -19,14 +19,16 @@ export type SessionType = 'shell' | 'exec' | 'subsystem' | 'sql';
 
 export interface SessionRecord {
   id: string;
-  kind: 'ssh' | 'db';
+  /** ssh: through the SSH proxy; kube: a kubectl exec or attach through the Kubernetes proxy. */
+  kind: 'ssh' | 'kube' | 'db';
   type: SessionType;
   principal: PrincipalName;
   /** An agent acting for a user (token exchange): that user. */
   on_behalf_of?: PrincipalName;
-  resource: { kind: 'server' | 'database'; id: string; name: string };
+  resource: { kind: 'server' | 'kube_cluster' | 'database'; id: string; name: string };
   /** db: the database name opened (login is the database user). */
   db_name?: string;
+  /** SSH: the login; kube: the Kubernetes user impersonated. */
   login: string;
   /** The exec command or subsystem name. */
   command?: string;

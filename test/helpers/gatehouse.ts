@@ -34,6 +34,7 @@ export async function startTestServer(
       web_addr: '127.0.0.1:0',
       ssh_addr: '127.0.0.1:0',
       db_addr: '127.0.0.1:0',
+      kube_addr: '127.0.0.1:0',
       metrics_addr: '127.0.0.1:0',
       bootstrap_api_key: ADMIN_KEY,
       log_level: 'silent',

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
+import type { Kubeconfigs } from '../../proxy/kube/kubeconfig.js';
 import { type ProtectedKind, type ResourceService, toResourceResponse } from '../../resources/resource-service.js';
 import type { App } from '../app-types.js';
 import { authenticatedContext } from '../request-context.js';
@@ -21,8 +22,8 @@ import {
 const tags = ['resources'];
 const LIST = { permission: { resource: 'resources', verb: 'list' } } as const;
 
-export function resourceRoutes(app: App, deps: { resources: ResourceService }): void {
-  const { resources } = deps;
+export function resourceRoutes(app: App, deps: { resources: ResourceService; kubeconfigs: Kubeconfigs }): void {
+  const { resources, kubeconfigs } = deps;
 
   app.get(
     '/v1/resources',
@@ -112,6 +113,26 @@ export function resourceRoutes(app: App, deps: { resources: ResourceService }): 
       schema: { tags, summary: 'Get a resource', params: ResourceParams, response: responses({ 200: Resource }) },
     },
     async (request) => toResourceResponse(resources.get(authenticatedContext(request), request.params.id)),
+  );
+
+  app.get(
+    '/v1/resources/:id/kubeconfig',
+    {
+      // Hands out a token, but only of the caller itself and within its own rights.
+      config: { permission: { resource: 'resources', verb: 'read' }, grants: ['self'] },
+      schema: {
+        tags,
+        summary:
+          'A kubeconfig for a Kubernetes cluster you may see: the proxy (pinned to its CA) and a short-lived token of yours (YAML)',
+        params: ResourceParams,
+        produces: ['application/yaml'],
+        response: responses({ 200: Type.String({ description: 'kubeconfig (YAML)' }) }),
+      },
+    },
+    async (request, reply) => {
+      const yaml = await kubeconfigs.issue(authenticatedContext(request), request.params.id);
+      return reply.type('application/yaml').header('cache-control', 'no-store').send(yaml);
+    },
   );
 
   app.patch(

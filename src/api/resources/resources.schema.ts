@@ -30,7 +30,11 @@ export const ServerParams = Type.Object(
 
 export const ResourceParams = Type.Object(
   {
-    id: Type.String({ maxLength: 80, pattern: '^(db|srv|app)_[0-9a-z]{26}$', description: 'db_…, srv_… or app_…' }),
+    id: Type.String({
+      maxLength: 80,
+      pattern: '^(db|srv|app|kube)_[0-9a-z]{26}$',
+      description: 'db_…, srv_…, app_… or kube_…',
+    }),
   },
   { additionalProperties: false },
 );

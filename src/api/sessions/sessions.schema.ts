@@ -15,13 +15,13 @@ export const Ref = (kind: string) =>
 export const Session = Type.Object(
   {
     id: Type.String({ pattern: idPattern('session') }),
-    kind: Type.Union([Type.Literal('ssh'), Type.Literal('db')]),
+    kind: Type.Union([Type.Literal('ssh'), Type.Literal('kube'), Type.Literal('db')]),
     type: Type.Union([Type.Literal('shell'), Type.Literal('exec'), Type.Literal('subsystem'), Type.Literal('sql')], {
       description: 'sql: a database session (kind db)',
     }),
     principal: Ref('user | agent'),
     on_behalf_of: Type.Optional(Ref('user: the user a delegated agent acted for')),
-    resource: Ref('server | database'),
+    resource: Ref('server | kube_cluster | database'),
     login: Type.String({ description: 'SSH: the login; db: the database user' }),
     db_name: Type.Optional(Type.String({ description: 'db: the database name opened' })),
     command: Type.Optional(Type.String({ description: 'The exec command, or the subsystem (sftp)' })),

@@ -1,0 +1,219 @@
+// The Kubernetes proxy (GATEHOUSE_KUBE_ADDR, default 127.0.0.1:3026), always TLS with a certificate
+// from Gatehouse's own CA. A kubeconfig points kubectl at https://<proxy>/clusters/<cluster id>; each
+// request is authenticated (the kubeconfig's Gatehouse token), authorized (the cluster visible to
+// the principal, its kube_groups), audited (kube.request) and forwarded with impersonation. exec and
+// attach upgrade to WebSocket and are recorded; SPDY cannot be recorded here, so it is refused.
+
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer, type Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
+import type { Logger } from 'pino';
+import { WebSocketServer } from 'ws';
+import type { AuditLog } from '../../audit/audit-log.js';
+import { actorOfPrincipal } from '../../auth/principal.js';
+import type { Clock } from '../../lib/clock.js';
+import type { RecordingService } from '../../recordings/recording-service.js';
+import type { KubeUpstream } from '../../resources/kube-upstream.js';
+import type { SessionRegistry } from '../../sessions/session-registry.js';
+import { impersonationHeaders, type KubeAccess, type KubeDecision } from './kube-access.js';
+import { bridgeExec } from './kube-exec.js';
+import { type KubeRequestInfo, requestInfo, sendStatus, sendStatusOnSocket } from './kube-request.js';
+import { forward } from './kube-upstream-request.js';
+
+export interface KubeProxyDeps {
+  tls: { cert: string; key: string };
+  access: KubeAccess;
+  upstream(clusterId: string): KubeUpstream | undefined;
+  sessions: SessionRegistry;
+  recordings: RecordingService;
+  audit: AuditLog;
+  clock: Clock;
+  logger: Logger;
+}
+
+export type KubeProxy = ReturnType<typeof createKubeProxy>;
+
+const PREFIX = /^\/clusters\/([a-z]+_[0-9a-z]{1,40})(\/[^?]*)?(\?.*)?$/;
+const STREAMING = new Set(['exec', 'attach']);
+
+interface Routed {
+  clusterId: string;
+  restPath: string;
+  query: string;
+  info: KubeRequestInfo;
+}
+
+function route(req: IncomingMessage): Routed | undefined {
+  const m = PREFIX.exec(req.url ?? '');
+  if (!m) return undefined;
+  const restPath = m[2] ?? '/';
+  const query = m[3] ?? '';
+  return {
+    clusterId: m[1] as string,
+    restPath,
+    query,
+    info: requestInfo(req.method ?? 'GET', restPath, new URLSearchParams(query.slice(1))),
+  };
+}
+
+export function createKubeProxy(deps: KubeProxyDeps) {
+  const { access, audit, clock, logger } = deps;
+  const wss = new WebSocketServer({
+    noServer: true,
+    perMessageDeflate: false,
+    // The protocol the API server chose, which bridgeExec put first (it offered only the client's).
+    handleProtocols: (protocols) => [...protocols][0] ?? false,
+  });
+  /** Discovery requests per cluster, counted instead of logged one by one. */
+  const discoveryCount = new Map<string, number>();
+
+  /** kube.request, for every API request except discovery; refusals are durable before the answer. */
+  function recordRequest(
+    req: IncomingMessage,
+    routed: Routed,
+    decision: KubeDecision,
+    code: number,
+    startedAt: number,
+    reason?: string,
+  ): Promise<void> {
+    const { info } = routed;
+    const principal = decision.principal;
+    const cluster = decision.cluster ?? access.findCluster(routed.clusterId);
+    return audit.record({
+      type: 'kube.request',
+      actor: principal ? actorOfPrincipal(principal) : { kind: 'anonymous' },
+      target: cluster
+        ? { kind: 'kube_cluster', id: cluster.id, name: cluster.name }
+        : { kind: 'kube_cluster', id: routed.clusterId },
+      success: decision.allowed && code < 400,
+      remote_addr: req.socket.remoteAddress ?? '',
+      data: {
+        verb: info.verb,
+        ...(info.apiGroup ? { api_group: info.apiGroup } : {}),
+        ...(info.resource ? { resource: info.resource } : {}),
+        ...(info.subresource ? { subresource: info.subresource } : {}),
+        ...(info.namespace ? { namespace: info.namespace } : {}),
+        ...(info.name ? { name: info.name } : {}),
+        path: routed.restPath.slice(0, 512),
+        response_code: code,
+        duration_ms: clock() - startedAt,
+        ...(decision.allowed ? { kube_user: decision.user, kube_groups: decision.groups } : {}),
+        ...(reason ? { reason } : {}),
+      },
+    });
+  }
+
+  /** Authentication, authorization and the impersonation rule, shared by plain and upgrade requests. */
+  async function admit(
+    req: IncomingMessage,
+    routed: Routed,
+    startedAt: number,
+  ): Promise<
+    | { ok: true; decision: Extract<KubeDecision, { allowed: true }>; upstream: KubeUpstream }
+    | { ok: false; code: number; message: string }
+  > {
+    const decision = access.decide(req.headers, routed.clusterId);
+    if (!decision.allowed) {
+      if (decision.code !== 401 || decision.principal)
+        await recordRequest(req, routed, decision, decision.code, startedAt, decision.reason);
+      return { ok: false, code: decision.code, message: decision.reason };
+    }
+    const asked = impersonationHeaders(req.headers);
+    if (asked.length > 0) {
+      // Impersonation is Gatehouse's to set: a client asking for any (--as, --as-group) is refused.
+      const message = `gatehouse: impersonation is set by Gatehouse from your roles; remove ${asked.join(', ')} (kubectl --as/--as-group)`;
+      await recordRequest(
+        req,
+        routed,
+        { ...decision, allowed: false, code: 403, reason: message },
+        403,
+        startedAt,
+        message,
+      );
+      return { ok: false, code: 403, message };
+    }
+    const upstream = deps.upstream(routed.clusterId);
+    if (!upstream)
+      return { ok: false, code: 503, message: `gatehouse: ${decision.cluster.name} has no upstream credential` };
+    return { ok: true, decision, upstream };
+  }
+
+  async function onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const startedAt = clock();
+    const routed = route(req);
+    if (!routed) {
+      sendStatus(res, 404, 'gatehouse: use the kubeconfig from GET /v1/resources/{id}/kubeconfig');
+      return;
+    }
+    const admitted = await admit(req, routed, startedAt);
+    if (!admitted.ok) {
+      sendStatus(res, admitted.code, admitted.message);
+      return;
+    }
+    const code = await forward(req, res, admitted.upstream, admitted.decision, routed.restPath + routed.query);
+    if (routed.info.discovery) {
+      discoveryCount.set(routed.clusterId, (discoveryCount.get(routed.clusterId) ?? 0) + 1);
+      return;
+    }
+    await recordRequest(req, routed, admitted.decision, code, startedAt);
+  }
+
+  async function onUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+    const startedAt = clock();
+    socket.on('error', () => socket.destroy());
+    const routed = route(req);
+    if (!routed) {
+      sendStatusOnSocket(socket, 404, 'gatehouse: use the kubeconfig from GET /v1/resources/{id}/kubeconfig');
+      return;
+    }
+    const admitted = await admit(req, routed, startedAt);
+    if (!admitted.ok) {
+      sendStatusOnSocket(socket, admitted.code, admitted.message);
+      return;
+    }
+    const upgrade = (req.headers.upgrade ?? '').toLowerCase();
+    const sub = routed.info.subresource ?? '';
+    let refusal: string | undefined;
+    if (!STREAMING.has(sub))
+      refusal = `gatehouse: ${sub || 'this request'} cannot be streamed through Gatehouse (exec and attach can)`;
+    else if (upgrade !== 'websocket')
+      refusal = `gatehouse: ${sub} over ${upgrade || 'this protocol'} cannot be recorded, so Gatehouse refuses it; use kubectl 1.30 or newer (exec over WebSocket)`;
+    await recordRequest(req, routed, admitted.decision, refusal ? 403 : 101, startedAt, refusal);
+    if (refusal) {
+      sendStatusOnSocket(socket, 403, refusal);
+      return;
+    }
+    bridgeExec({ ...deps, wss }, req, socket, head, { ...admitted, ...routed });
+  }
+
+  const server: Server = createServer({ cert: deps.tls.cert, key: deps.tls.key }, (req, res) => {
+    onRequest(req, res).catch((err) => {
+      logger.error({ err }, 'kube: request failed');
+      sendStatus(res, 500, 'gatehouse: internal error');
+    });
+  });
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    onUpgrade(req, socket, head).catch((err) => {
+      logger.error({ err }, 'kube: upgrade failed');
+      sendStatusOnSocket(socket, 500, 'gatehouse: internal error');
+    });
+  });
+  server.on('clientError', (_err, socket) => socket.destroy());
+
+  return {
+    server,
+    discoveryRequests: (clusterId: string) => discoveryCount.get(clusterId) ?? 0,
+    listen(host: string, port: number): Promise<AddressInfo> {
+      return new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, host, () => resolve(server.address() as AddressInfo));
+      });
+    },
+    async close(): Promise<void> {
+      for (const client of wss.clients) client.terminate();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

@@ -1,0 +1,101 @@
+// What a Kubernetes API request asks for, read from its path (the apiserver's own request-info
+// rules, reduced to what the proxy audits and routes), and the Status objects it answers refusals
+// with, so kubectl prints them as it prints the apiserver's own errors.
+import type { ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+
+export interface KubeRequestInfo {
+  /** get, list, watch, create, update, patch, delete, deletecollection; or the path for discovery. */
+  verb: string;
+  /** Discovery (/api, /apis, /version, /openapi): counted, not logged one by one. */
+  discovery: boolean;
+  apiGroup?: string;
+  resource?: string;
+  subresource?: string;
+  namespace?: string;
+  name?: string;
+}
+
+const VERBS: Record<string, [named: string, collection: string]> = {
+  GET: ['get', 'list'],
+  HEAD: ['get', 'list'],
+  POST: ['create', 'create'],
+  PUT: ['update', 'update'],
+  PATCH: ['patch', 'patch'],
+  DELETE: ['delete', 'deletecollection'],
+};
+
+/** `path` is the part after /clusters/<id>, without the query. */
+export function requestInfo(method: string, path: string, query: URLSearchParams): KubeRequestInfo {
+  const parts = path.split('/').filter(Boolean).map(decodeURIComponent);
+  const discovery = { verb: method.toLowerCase(), discovery: true };
+  let rest: string[];
+  let apiGroup: string | undefined;
+  if (parts[0] === 'api' && parts.length >= 2) rest = parts.slice(2);
+  else if (parts[0] === 'apis' && parts.length >= 3) {
+    apiGroup = parts[1];
+    rest = parts.slice(3);
+  } else return discovery;
+  if (rest.length === 0) return discovery;
+  let namespace: string | undefined;
+  if (rest[0] === 'namespaces' && rest.length >= 3) {
+    namespace = rest[1];
+    rest = rest.slice(2);
+  }
+  const [resource, name, subresource] = rest;
+  // GET /api/v1/namespaces/dev names the namespace itself.
+  const named = name !== undefined || (resource === 'namespaces' && namespace !== undefined && rest.length === 1);
+  const pair = VERBS[method] ?? [method.toLowerCase(), method.toLowerCase()];
+  let verb = named ? pair[0] : pair[1];
+  if (verb === 'list' && ['true', '1'].includes(query.get('watch') ?? '')) verb = 'watch';
+  return {
+    verb,
+    discovery: false,
+    ...(apiGroup ? { apiGroup } : {}),
+    ...(resource ? { resource } : {}),
+    ...(subresource ? { subresource } : {}),
+    ...(namespace ? { namespace } : {}),
+    ...(name ? { name } : {}),
+  };
+}
+
+const REASONS: Record<number, string> = {
+  400: 'BadRequest',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'NotFound',
+  502: 'ServiceUnavailable',
+  503: 'ServiceUnavailable',
+};
+
+export function statusBody(code: number, message: string): string {
+  return JSON.stringify({
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message,
+    reason: REASONS[code] ?? 'InternalError',
+    code,
+  });
+}
+
+/** Answers a plain request with a Kubernetes Status. */
+export function sendStatus(res: ServerResponse, code: number, message: string): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  const body = statusBody(code, message);
+  res.writeHead(code, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
+/** Answers an upgrade request (exec, SPDY) on its raw socket with a Kubernetes Status, then closes. */
+export function sendStatusOnSocket(socket: Duplex, code: number, message: string): void {
+  const body = statusBody(code, message);
+  socket.end(
+    `HTTP/1.1 ${code} ${REASONS[code] ?? 'Error'}\r\ncontent-type: application/json\r\n` +
+      `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
+}

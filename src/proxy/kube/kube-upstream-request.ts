@@ -1,0 +1,93 @@
+// One plain Kubernetes API request forwarded upstream: the client's headers minus its credential,
+// hop-by-hop headers and any impersonation, plus Gatehouse's credential and the impersonation of
+// the principal. Bodies and responses stream both ways with backpressure (watch, logs -f).
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import { request } from 'node:https';
+import { isIP } from 'node:net';
+import type { KubeUpstream } from '../../resources/kube-upstream.js';
+import type { KubeDecision } from './kube-access.js';
+import { sendStatus } from './kube-request.js';
+
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'upgrade',
+  'te',
+  'trailer',
+  'host',
+  'authorization',
+]);
+
+type Allowed = Extract<KubeDecision, { allowed: true }>;
+
+/** Gatehouse's credential (a token; a client certificate goes in the TLS options) and impersonation. */
+export function upstreamHeaders(
+  upstream: KubeUpstream,
+  decision: Pick<Allowed, 'user' | 'groups'>,
+): OutgoingHttpHeaders {
+  return {
+    ...(upstream.token ? { authorization: `Bearer ${upstream.token}` } : {}),
+    'impersonate-user': decision.user,
+    'impersonate-group': decision.groups,
+  };
+}
+
+/** Forwards; resolves with the upstream status code (502 when unreachable) once the response ended. */
+export function forward(
+  req: IncomingMessage,
+  res: ServerResponse,
+  upstream: KubeUpstream,
+  decision: Allowed,
+  restPathAndQuery: string,
+): Promise<number> {
+  const base = new URL(upstream.url);
+  const headers: OutgoingHttpHeaders = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined || HOP_BY_HOP.has(name) || name.startsWith('impersonate-')) continue;
+    headers[name] = value;
+  }
+  Object.assign(headers, upstreamHeaders(upstream, decision));
+  return new Promise((resolve) => {
+    const up = request(
+      {
+        host: base.hostname.replace(/^\[|\]$/g, ''),
+        port: base.port || 443,
+        path: `${base.pathname.replace(/\/$/, '')}${restPathAndQuery}`,
+        method: req.method,
+        headers,
+        ca: upstream.ca,
+        ...(upstream.cert ? { cert: upstream.cert, key: upstream.key } : {}),
+        ...(isIP(base.hostname.replace(/^\[|\]$/g, '')) ? {} : { servername: base.hostname }),
+      },
+      (upRes) => {
+        const out: OutgoingHttpHeaders = {};
+        for (const [name, value] of Object.entries(upRes.headers)) {
+          if (value !== undefined && !HOP_BY_HOP.has(name)) out[name] = value;
+        }
+        res.writeHead(upRes.statusCode ?? 502, out);
+        // A watch answers headers first and events later: send each as it comes.
+        res.flushHeaders();
+        upRes.pipe(res);
+        upRes.on('end', () => resolve(upRes.statusCode ?? 502));
+        upRes.on('error', () => {
+          res.destroy();
+          resolve(upRes.statusCode ?? 502);
+        });
+      },
+    );
+    up.on('error', (err) => {
+      sendStatus(res, 502, `gatehouse: cannot reach the cluster's API server (${err.message})`);
+      resolve(502);
+    });
+    // The client leaving (kubectl get -w interrupted) ends the upstream request too.
+    res.on('close', () => {
+      if (!res.writableFinished) {
+        up.destroy();
+        resolve(499);
+      }
+    });
+    req.pipe(up);
+  });
+}

@@ -1,0 +1,36 @@
+// Starts the Kubernetes proxy for the composition root: the CA from the data dir, a fresh listener
+// certificate for the configured host, the listener, and the URL kubeconfigs will carry.
+import type { Logger } from 'pino';
+import { ConfigError } from '../../config/load.js';
+import type { Config } from '../../config/schema.js';
+import type { Clock } from '../../lib/clock.js';
+import type { Services } from '../../services.js';
+import { issueServerCertificate, loadOrCreateKubeCa } from './kube-ca.js';
+import { createKubeProxy, type KubeProxy } from './kube-proxy.js';
+
+export async function startKubeProxy(
+  services: Services,
+  opts: { config: Pick<Config, 'kube_addr' | 'kube_public_url'>; dataDir: string; clock: Clock; logger: Logger },
+): Promise<{ proxy: KubeProxy; host: string; port: number }> {
+  const m = /^(?:\[([^\]]+)\]|([^:]+)):(\d+)$/.exec(opts.config.kube_addr);
+  if (!m || Number(m[3]) > 65535)
+    throw new ConfigError(`config key kube_addr: ${opts.config.kube_addr} is not host:port`);
+  const host = (m[1] ?? m[2]) as string;
+  const publicUrl = opts.config.kube_public_url ? new URL(opts.config.kube_public_url) : undefined;
+  const ca = loadOrCreateKubeCa(opts.dataDir);
+  const names = [host, ...(publicUrl ? [publicUrl.hostname.replace(/^\[|\]$/g, '')] : [])];
+  const proxy = createKubeProxy({
+    tls: issueServerCertificate(ca, names),
+    access: services.kubeAccess,
+    upstream: (id) => services.resources.kubeUpstream(id),
+    sessions: services.sessionRegistry,
+    recordings: services.recordings,
+    audit: services.audit,
+    clock: opts.clock,
+    logger: opts.logger,
+  });
+  const bound = await proxy.listen(host, Number(m[3]));
+  const hostInUrl = host.includes(':') ? `[${host}]` : host;
+  services.kubeconfigs.publish(publicUrl?.origin ?? `https://${hostInUrl}:${bound.port}`, ca.certPem);
+  return { proxy, host, port: bound.port };
+}

@@ -1,0 +1,340 @@
+// A small, faithful Kubernetes API server for tests (no real one can run here): HTTPS with its own CA,
+// legacy discovery (/version, /api, /api/v1, /apis), namespaces and pods (list as Table or JSON,
+// get, create, delete, watch), pods/log with follow, and pods/exec over WebSocket v5/v4 channel
+// protocol with a scripted shell. Bearer token checked; Impersonate-User/-Group honoured as the
+// apiserver does (only for the configured token, which may impersonate) and recorded; a tiny RBAC
+// maps groups to namespaces and answers 403 Status objects worded like the apiserver's.
+import { mkdtempSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer, type Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { WebSocketServer } from 'ws';
+import { issueServerCertificate, loadOrCreateKubeCa } from '../../src/proxy/kube/kube-ca.js';
+import { runFakeExec } from './fake-kube-apiserver-exec.js';
+
+export interface SeenRequest {
+  method: string;
+  path: string;
+  user: string;
+  groups: string[];
+  /** Impersonation headers as received (undefined: none). */
+  impersonateUser?: string;
+  impersonateGroups: string[];
+}
+
+export interface FakeKube {
+  url: string;
+  caPem: string;
+  token: string;
+  seen: SeenRequest[];
+  /** Exec sessions currently open (the shell is running). */
+  openExecs(): number;
+  close(): Promise<void>;
+}
+
+interface Pod {
+  name: string;
+  namespace: string;
+  created: string;
+}
+
+/** Group → namespaces it may use ('*' all). system:masters may do everything, as in a real cluster. */
+export type FakeRbac = Record<string, string[] | '*'>;
+
+const now = () => new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+
+function podJson(p: Pod) {
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      name: p.name,
+      namespace: p.namespace,
+      uid: `uid-${p.namespace}-${p.name}`,
+      resourceVersion: '1',
+      creationTimestamp: p.created,
+    },
+    spec: { containers: [{ name: 'main', image: 'busybox:1.36' }] },
+    status: { phase: 'Running', podIP: '10.0.0.7' },
+  };
+}
+
+function table(pods: Pod[]) {
+  return {
+    kind: 'Table',
+    apiVersion: 'meta.k8s.io/v1',
+    metadata: { resourceVersion: '1' },
+    columnDefinitions: [
+      { name: 'Name', type: 'string', format: 'name', description: 'Name', priority: 0 },
+      { name: 'Status', type: 'string', format: '', description: 'Status', priority: 0 },
+    ],
+    rows: pods.map((p) => ({
+      cells: [p.name, 'Running'],
+      object: { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: podJson(p).metadata },
+    })),
+  };
+}
+
+const RESOURCES = {
+  kind: 'APIResourceList',
+  groupVersion: 'v1',
+  resources: [
+    {
+      name: 'namespaces',
+      singularName: 'namespace',
+      namespaced: false,
+      kind: 'Namespace',
+      verbs: ['get', 'list', 'watch'],
+      shortNames: ['ns'],
+    },
+    {
+      name: 'pods',
+      singularName: 'pod',
+      namespaced: true,
+      kind: 'Pod',
+      verbs: ['create', 'delete', 'get', 'list', 'watch'],
+      shortNames: ['po'],
+    },
+    { name: 'pods/exec', singularName: '', namespaced: true, kind: 'PodExecOptions', verbs: ['create', 'get'] },
+    { name: 'pods/attach', singularName: '', namespaced: true, kind: 'PodAttachOptions', verbs: ['create', 'get'] },
+    { name: 'pods/log', singularName: '', namespaced: true, kind: 'Pod', verbs: ['get'] },
+  ],
+};
+
+export async function startFakeKube(
+  opts: { rbac?: FakeRbac; namespaces?: string[]; pods?: Array<[string, string]> } = {},
+): Promise<FakeKube> {
+  const dir = mkdtempSync(join(tmpdir(), 'fake-kube-'));
+  const ca = loadOrCreateKubeCa(dir);
+  const tls = issueServerCertificate(ca, ['127.0.0.1']);
+  const token = `fake-sa-token-${Math.random().toString(36).slice(2)}`;
+  const rbac: FakeRbac = { 'system:masters': '*', ...(opts.rbac ?? {}) };
+  const namespaces = opts.namespaces ?? ['default', 'dev', 'prod'];
+  const pods: Pod[] = (
+    opts.pods ?? [
+      ['default', 'web-1'],
+      ['dev', 'api-1'],
+      ['prod', 'db-1'],
+    ]
+  ).map(([namespace, name]) => ({ namespace, name, created: now() }));
+  const seen: SeenRequest[] = [];
+  const watchers = new Set<(type: string, pod: Pod) => void>();
+  let execs = 0;
+
+  function send(res: ServerResponse, code: number, body: unknown): void {
+    const text = JSON.stringify(body);
+    res.writeHead(code, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+    res.end(text);
+  }
+  const status = (code: number, reason: string, message: string, details?: unknown) => ({
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message,
+    reason,
+    code,
+    ...(details ? { details } : {}),
+  });
+
+  /** Authentication and impersonation, as the apiserver's filters do them; undefined after a 401/403 was sent. */
+  function identify(
+    req: IncomingMessage,
+  ): { user: string; groups: string[]; seen: SeenRequest } | { code: number; body: unknown } {
+    const auth = req.headers.authorization ?? '';
+    if (auth !== `Bearer ${token}`) return { code: 401, body: status(401, 'Unauthorized', 'Unauthorized') };
+    const rawGroups = req.headers['impersonate-group'];
+    const impersonateGroups = Array.isArray(rawGroups)
+      ? rawGroups
+      : rawGroups
+        ? rawGroups.split(',').map((g) => g.trim())
+        : [];
+    const impersonateUser = req.headers['impersonate-user'] as string | undefined;
+    if (impersonateGroups.length > 0 && !impersonateUser) {
+      return { code: 500, body: status(500, 'InternalError', 'requested [{Group  ...}] without impersonating a user') };
+    }
+    const user = impersonateUser ?? 'system:serviceaccount:gatehouse:proxy';
+    const groups = impersonateUser
+      ? [...impersonateGroups, 'system:authenticated']
+      : ['system:serviceaccounts', 'system:authenticated'];
+    const record: SeenRequest = {
+      method: req.method ?? '',
+      path: req.url ?? '',
+      user,
+      groups,
+      impersonateGroups,
+      ...(impersonateUser ? { impersonateUser } : {}),
+    };
+    seen.push(record);
+    return { user, groups, seen: record };
+  }
+
+  const mayUse = (groups: string[], namespace: string | undefined) =>
+    groups.some((g) => {
+      const rule = rbac[g];
+      return rule === '*' || (rule !== undefined && namespace !== undefined && rule.includes(namespace));
+    });
+
+  function forbidden(user: string, verb: string, resource: string, namespace?: string) {
+    const where = namespace ? ` in the namespace "${namespace}"` : ' at the cluster scope';
+    return status(
+      403,
+      'Forbidden',
+      `${resource} is forbidden: User "${user}" cannot ${verb} resource "${resource}" in API group ""${where}`,
+      { kind: resource },
+    );
+  }
+
+  function onRequest(req: IncomingMessage, res: ServerResponse) {
+    const url = new URL(req.url ?? '/', 'https://fake');
+    const who = identify(req);
+    if ('code' in who) return send(res, who.code, who.body);
+    const path = url.pathname;
+    if (path === '/version')
+      return send(res, 200, { major: '1', minor: '31', gitVersion: 'v1.31.0-fake', platform: 'linux/amd64' });
+    if (path === '/api')
+      return send(res, 200, {
+        kind: 'APIVersions',
+        versions: ['v1'],
+        serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: '127.0.0.1' }],
+      });
+    if (path === '/apis') return send(res, 200, { kind: 'APIGroupList', apiVersion: 'v1', groups: [] });
+    if (path === '/api/v1') return send(res, 200, RESOURCES);
+    if (path === '/api/v1/namespaces') {
+      if (!mayUse(who.groups, '*') && !who.groups.some((g) => rbac[g] === '*'))
+        return send(res, 403, forbidden(who.user, 'list', 'namespaces'));
+      return send(res, 200, {
+        kind: 'NamespaceList',
+        apiVersion: 'v1',
+        metadata: { resourceVersion: '1' },
+        items: namespaces.map((n) => ({
+          metadata: { name: n, creationTimestamp: now() },
+          status: { phase: 'Active' },
+        })),
+      });
+    }
+    const m = /^\/api\/v1\/namespaces\/([^/]+)\/pods(?:\/([^/]+))?(?:\/(log))?$/.exec(path);
+    if (!m) return send(res, 404, status(404, 'NotFound', 'the server could not find the requested resource'));
+    const [, namespace, name, sub] = m as unknown as [string, string, string | undefined, string | undefined];
+    const verb = name
+      ? req.method === 'DELETE'
+        ? 'delete'
+        : 'get'
+      : req.method === 'POST'
+        ? 'create'
+        : url.searchParams.get('watch')
+          ? 'watch'
+          : 'list';
+    if (!mayUse(who.groups, namespace))
+      return send(res, 403, forbidden(who.user, verb, sub ? `pods/${sub}` : 'pods', namespace));
+    const inNs = () => pods.filter((p) => p.namespace === namespace);
+    if (!name && req.method === 'GET' && verb === 'watch') return watch(req, res, namespace);
+    if (!name && req.method === 'GET') {
+      if ((req.headers.accept ?? '').includes('as=Table')) return send(res, 200, table(inNs()));
+      return send(res, 200, {
+        kind: 'PodList',
+        apiVersion: 'v1',
+        metadata: { resourceVersion: '1' },
+        items: inNs().map(podJson),
+      });
+    }
+    if (!name && req.method === 'POST') {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const body = JSON.parse(Buffer.concat(chunks).toString() || '{}') as { metadata?: { name?: string } };
+        const pod = { namespace, name: body.metadata?.name ?? 'unnamed', created: now() };
+        pods.push(pod);
+        for (const w of watchers) w('ADDED', pod);
+        send(res, 201, podJson(pod));
+      });
+      return;
+    }
+    const pod = inNs().find((p) => p.name === name);
+    if (!pod) return send(res, 404, status(404, 'NotFound', `pods "${name}" not found`, { name, kind: 'pods' }));
+    if (sub === 'log') return logs(req, res, url);
+    if (req.method === 'DELETE') {
+      pods.splice(pods.indexOf(pod), 1);
+      for (const w of watchers) w('DELETED', pod);
+      return send(res, 200, podJson(pod));
+    }
+    return send(res, 200, podJson(pod));
+  }
+
+  function watch(req: IncomingMessage, res: ServerResponse, namespace: string) {
+    res.writeHead(200, { 'content-type': 'application/json', 'transfer-encoding': 'chunked' });
+    const asTable = (req.headers.accept ?? '').includes('as=Table');
+    const write = (type: string, pod: Pod) => {
+      if (pod.namespace !== namespace) return;
+      const object = asTable ? table([pod]) : podJson(pod);
+      res.write(`${JSON.stringify({ type, object })}\n`);
+    };
+    watchers.add(write);
+    req.on('close', () => watchers.delete(write));
+  }
+
+  function logs(req: IncomingMessage, res: ServerResponse, url: URL) {
+    res.writeHead(200, { 'content-type': 'text/plain', 'transfer-encoding': 'chunked' });
+    res.write('log line 1\nlog line 2\n');
+    if (url.searchParams.get('follow') !== 'true') return void res.end();
+    let n = 3;
+    const timer = setInterval(() => res.write(`log line ${n++}\n`), 100);
+    req.on('close', () => clearInterval(timer));
+  }
+
+  const wss = new WebSocketServer({
+    noServer: true,
+    perMessageDeflate: false,
+    handleProtocols: (protocols) =>
+      protocols.has('v5.channel.k8s.io')
+        ? 'v5.channel.k8s.io'
+        : protocols.has('v4.channel.k8s.io')
+          ? 'v4.channel.k8s.io'
+          : false,
+  });
+
+  const server: Server = createServer({ cert: tls.cert, key: tls.key }, onRequest);
+  server.on('upgrade', (req: IncomingMessage, socket, head) => {
+    const reply = (code: number, body: unknown) => {
+      const text = JSON.stringify(body);
+      socket.end(
+        `HTTP/1.1 ${code} Error\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(text)}\r\n\r\n${text}`,
+      );
+    };
+    const who = identify(req);
+    if ('code' in who) return reply(who.code, who.body);
+    const url = new URL(req.url ?? '/', 'https://fake');
+    const m = /^\/api\/v1\/namespaces\/([^/]+)\/pods\/([^/]+)\/(exec|attach)$/.exec(url.pathname);
+    if (!m) return reply(404, status(404, 'NotFound', 'the server could not find the requested resource'));
+    const [, namespace, name, sub] = m as unknown as [string, string, string, string];
+    if (!mayUse(who.groups, namespace)) return reply(403, forbidden(who.user, 'create', `pods/${sub}`, namespace));
+    if (!pods.some((p) => p.namespace === namespace && p.name === name))
+      return reply(404, status(404, 'NotFound', `pods "${name}" not found`));
+    if ((req.headers.upgrade ?? '').toLowerCase() !== 'websocket')
+      return reply(400, status(400, 'BadRequest', 'SPDY is not served by this fake'));
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      execs++;
+      ws.on('close', () => execs--);
+      runFakeExec(ws, url.searchParams.getAll('command'), {
+        tty: url.searchParams.get('tty') === 'true',
+        user: who.user,
+      });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `https://127.0.0.1:${port}`,
+    caPem: ca.certPem,
+    token,
+    seen,
+    openExecs: () => execs,
+    async close() {
+      for (const c of wss.clients) c.terminate();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
