@@ -183,6 +183,7 @@ export function createDbProxy(deps: DbProxyDeps) {
         clientRest: startup.rest,
         upstream,
         key,
+        cancelUpstream: () => void cancelUpstream({ host, port, pid: upstream.pid, secret: upstream.secret }),
         sessions: deps.sessions,
         audit,
         logger,

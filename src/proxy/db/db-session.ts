@@ -30,6 +30,8 @@ export interface DbSessionContext {
   clientRest: Buffer;
   upstream: UpstreamSession;
   key: { pid: number; secret: number };
+  /** Cancels whatever the upstream backend is running (its own CancelRequest). */
+  cancelUpstream(): void;
   sessions: SessionRegistry;
   audit: AuditLog;
   logger: Logger;
@@ -97,6 +99,8 @@ export async function runDbSession(ctx: DbSessionContext): Promise<void> {
   function terminate(message: string): void {
     if (terminatedBy) return;
     terminatedBy = message.replace(/^gatehouse: /, '');
+    // PostgreSQL notices a closed client only when it next writes: a pg_sleep(3600) would run on.
+    ctx.cancelUpstream();
     up.destroy();
     // An ErrorResponse may only go between two messages, or the client would misread the stream.
     if (fromServer.atBoundary && client.writable) {
