@@ -1,0 +1,155 @@
+// npm run bench:kube — the Kubernetes proxy's cost, measured in one run against the fake API server
+// (test/helpers/fake-kube-apiserver.ts; no real one can run here): (1) GET /api/v1/namespaces/
+// default/pods, 16 keep-alive clients for 5 s, straight to the fake vs through Gatehouse (token
+// check, RBAC, impersonation, kube.request event); (2) 64 MiB through real `kubectl exec -i … cat`
+// straight vs through Gatehouse (recorded). Prints medians of 3 rounds and the ratios.
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { Agent, request } from 'node:https';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import { startFakeKube } from '../test/helpers/fake-kube-apiserver.js';
+import { kubectlBinary } from '../test/helpers/fake-kube-apiserver-kubectl.js';
+import { api, startTestServer, userWithRoles } from '../test/helpers/gatehouse.js';
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+
+async function requestsPerSecond(
+  url: string,
+  headers: Record<string, string>,
+  ca: string,
+  seconds = 5,
+  clients = 16,
+): Promise<number> {
+  const agent = new Agent({ keepAlive: true, maxSockets: clients, ca });
+  const u = new URL(url);
+  const end = Date.now() + seconds * 1000;
+  let done = 0;
+  const one = () =>
+    new Promise<void>((resolve, reject) => {
+      const req = request({ host: u.hostname, port: u.port, path: u.pathname, agent, headers }, (res) => {
+        res.resume();
+        res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`status ${res.statusCode}`))));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      while (Date.now() < end) {
+        await one();
+        done++;
+      }
+    }),
+  );
+  agent.destroy();
+  return done / seconds;
+}
+
+function execMiBps(kubeconfig: string, home: string, mib: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const started = process.hrtime.bigint();
+    const child = spawn(kubectlBinary(33), ['exec', '-i', 'web-1', '--', 'cat'], {
+      env: { PATH: process.env.PATH ?? '', HOME: home, KUBECONFIG: kubeconfig },
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
+    let got = 0;
+    child.stdout.on('data', (d: Buffer) => {
+      got += d.length;
+    });
+    const chunk = Buffer.alloc(1024 * 1024, 'x');
+    let sent = 0;
+    const pump = () => {
+      while (sent < mib) {
+        sent++;
+        if (!child.stdin.write(chunk)) return void child.stdin.once('drain', pump);
+      }
+      child.stdin.end();
+    };
+    pump();
+    child.on('close', (code) => {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      if (code !== 0 || got !== mib * 1024 * 1024) reject(new Error(`exec: code ${code}, ${got} bytes back`));
+      else resolve(mib / seconds);
+    });
+  });
+}
+
+const fake = await startFakeKube({ rbac: { bench: ['default'] } });
+const gh = await startTestServer({ 'recordings.session_max_bytes': 256 * 1024 * 1024 });
+try {
+  const cluster = await api(gh.url, 'POST', '/v1/resources', {
+    token: gh.adminToken,
+    body: { kind: 'kube_cluster', name: 'bench', address: fake.url, kube: { ca_pem: fake.caPem, token: fake.token } },
+  });
+  await api(gh.url, 'POST', '/v1/roles', {
+    token: gh.adminToken,
+    body: {
+      name: 'kube-bench',
+      allow: {
+        rules: [{ resources: ['resources'], verbs: ['read'] }],
+        resources: [{ kinds: ['kube_cluster'] }],
+        kube_groups: ['bench'],
+      },
+    },
+  });
+  const user = await userWithRoles(gh, 'bencher', ['kube-bench']);
+  const kc = await api(gh.url, 'GET', `/v1/resources/${cluster.json.id}/kubeconfig`, { token: user.token });
+  const proxyToken = /token: (\S+)/.exec(kc.text)?.[1] as string;
+  const proxyCa = Buffer.from(/certificate-authority-data: (\S+)/.exec(kc.text)?.[1] as string, 'base64').toString();
+  const proxyServer = /server: (\S+)/.exec(kc.text)?.[1] as string;
+  const path = '/api/v1/namespaces/default/pods';
+
+  const direct: number[] = [];
+  const proxied: number[] = [];
+  for (let round = 0; round < 3; round++) {
+    // Straight to the fake with what the proxy would send: its token and the impersonation.
+    const asUser = { 'impersonate-user': 'bencher', 'impersonate-group': 'bench' };
+    direct.push(
+      await requestsPerSecond(fake.url + path, { authorization: `Bearer ${fake.token}`, ...asUser }, fake.caPem),
+    );
+    proxied.push(await requestsPerSecond(proxyServer + path, { authorization: `Bearer ${proxyToken}` }, proxyCa));
+  }
+  console.log(
+    `GET pods direct:  median ${median(direct).toFixed(0)} req/s  (${direct.map((x) => x.toFixed(0)).join(', ')})`,
+  );
+  console.log(
+    `GET pods proxied: median ${median(proxied).toFixed(0)} req/s  (${proxied.map((x) => x.toFixed(0)).join(', ')})`,
+  );
+  console.log(`ratio proxied/direct: ${(median(proxied) / median(direct)).toFixed(2)} (target 0.7)`);
+
+  // kubectl straight to the fake: a kubeconfig with the fake's own CA and token (and impersonation off).
+  const home = gh.dataDir;
+  const directConfig = join(home, 'direct.kubeconfig');
+  writeFileSync(
+    directConfig,
+    stringify({
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [
+        {
+          name: 'f',
+          cluster: { server: fake.url, 'certificate-authority-data': Buffer.from(fake.caPem).toString('base64') },
+        },
+      ],
+      users: [{ name: 'f', user: { token: fake.token, as: 'bencher', 'as-groups': ['bench'] } }],
+      contexts: [{ name: 'f', context: { cluster: 'f', user: 'f', namespace: 'default' } }],
+      'current-context': 'f',
+    }),
+  );
+  const proxyConfig = join(home, 'proxy.kubeconfig');
+  writeFileSync(proxyConfig, kc.text);
+  const mib = 64;
+  const execDirect: number[] = [];
+  const execProxied: number[] = [];
+  for (let round = 0; round < 3; round++) {
+    execDirect.push(await execMiBps(directConfig, home, mib));
+    execProxied.push(await execMiBps(proxyConfig, home, mib));
+  }
+  console.log(`exec -i cat ${mib} MiB direct:  median ${median(execDirect).toFixed(1)} MiB/s`);
+  console.log(`exec -i cat ${mib} MiB proxied (recorded): median ${median(execProxied).toFixed(1)} MiB/s`);
+  console.log(`ratio proxied/direct: ${(median(execProxied) / median(execDirect)).toFixed(2)} (target 0.8)`);
+} finally {
+  await gh.stop();
+  await fake.close();
+}
