@@ -175,7 +175,11 @@ function resolveMarkers(text: string, inPath?: FuzzRoute): string {
       const fitting = pattern ? pool.ids.filter((id) => new RegExp(pattern).test(id)) : pool.ids;
       // With nothing harvested yet that fits, a well-formed id of the kind the pattern names (an agent
       // path once got a user id here, and a 400 where the test expects the body to be judged).
-      const kind = pattern ? /^\^([a-z]+_)\[0-9a-z\]\{26\}\$$/.exec(pattern)?.[1] : undefined;
+      // A pattern with alternatives, like resources' ^(db|srv|app)_…, gets its first kind.
+      const kind = pattern
+        ? (/^\^([a-z]+_)\[0-9a-z\]\{26\}\$$/.exec(pattern)?.[1] ??
+          /^\^\(([a-z]+)(?:\|[a-z]+)*\)_\[0-9a-z\]\{26\}\$$/.exec(pattern)?.[1]?.concat('_'))
+        : undefined;
       const id = fromPool(fitting, Number(n), `${kind ?? 'user_'}0000000000000000000000000z`);
       return inPath ? pctEncodePath(id) : id;
     })
