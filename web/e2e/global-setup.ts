@@ -7,7 +7,7 @@ import { startSshd } from '../../test/helpers/sshd.js';
 
 export default async function globalSetup() {
   const root = fileURLToPath(new URL('../..', import.meta.url));
-  const build = spawnSync(process.execPath, ['scripts/build-web.mjs'], { cwd: root, stdio: 'inherit' });
+  const build = spawnSync(process.execPath, ['scripts/build-web.mjs', '--if-stale'], { cwd: root, stdio: 'inherit' });
   if (build.status !== 0) throw new Error('the console did not build');
 
   const sshd = await startSshd();
