@@ -42,10 +42,19 @@ if (filters.length === 0 || filters.some((x) => 'web/e2e/'.includes(x) || x.star
 }
 
 let files = [...find('src'), ...find('test')].sort();
+// With GATEHOUSE_TEST_SKIPS_FILE set (CI), a second reporter writes the number of skipped and todo
+// tests there, whatever the first reporter prints; the first stays spec on every Node version.
+const skipsFile = process.env.GATEHOUSE_TEST_SKIPS_FILE;
+const reporters = skipsFile
+  ? ['--test-reporter=spec', '--test-reporter-destination=stdout'].concat([
+      '--test-reporter=./scripts/count-skips.mjs',
+      `--test-reporter-destination=${skipsFile}`,
+    ])
+  : [];
 if (filters.length > 0) files = files.filter((f) => filters.some((x) => f.includes(x)));
 const result = spawnSync(
   process.execPath,
-  ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=180000', ...flags, ...files],
+  ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=180000', ...reporters, ...flags, ...files],
   {
     stdio: 'inherit',
   },

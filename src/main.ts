@@ -1,4 +1,6 @@
 // The gatehouse command: `gatehouse start [--config FILE]`, `gatehouse admin reset …` (break-glass).
+// First, before any native addon loads: refuse a Node.js release we do not support, in one line.
+import './node-version.js';
 import { parseArgs } from 'node:util';
 import { adminCommand } from './cli/admin-reset.js';
 import { ConfigError, loadConfig } from './config/load.js';

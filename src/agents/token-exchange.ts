@@ -11,6 +11,7 @@ import type { ResolvedToken, TokenService } from '../auth/token-service.js';
 import type { StateStore } from '../backend/state.js';
 import type { Clock } from '../lib/clock.js';
 import { forbidden, GatehouseError, invalidField } from '../lib/errors.js';
+import { hashSecret } from '../lib/secrets.js';
 import type { CredentialIssuer } from './credential-issuer.js';
 
 export const TOKEN_EXCHANGE_GRANT = 'urn:ietf:params:oauth:grant-type:token-exchange';
@@ -41,7 +42,7 @@ export function createTokenExchange(deps: {
   state: StateStore;
   audit: AuditLog;
   clock: Clock;
-  tokens: Pick<TokenService, 'resolve' | 'checkThrottle' | 'loginFailed'>;
+  tokens: Pick<TokenService, 'resolve' | 'loginFailed'>;
   issuer: Pick<CredentialIssuer, 'issue'>;
   /** Longest lifetime of a delegated opaque token (ms): the access token TTL. */
   accessTtlMs: number;
@@ -54,8 +55,13 @@ export function createTokenExchange(deps: {
       return deps.tokens.resolve(token);
     } catch (error) {
       if (!(error instanceof GatehouseError) || error.status !== 401) throw error;
-      await deps.tokens.loginFailed(ctx, `${field}: ${error.detail}`, 'invalid_token');
-      throw new GatehouseError(error.code, `${field}: ${error.detail}`);
+      const failure = await deps.tokens.loginFailed(
+        ctx,
+        `${field}: ${error.detail}`,
+        'invalid_token',
+        hashSecret(token),
+      );
+      throw failure.code === 'rate_limited' ? failure : new GatehouseError(error.code, `${field}: ${error.detail}`);
     }
   }
 
@@ -74,7 +80,6 @@ export function createTokenExchange(deps: {
       const wanted = req.requested_token_type ?? ACCESS_TOKEN_TYPE;
       if (wanted !== ACCESS_TOKEN_TYPE && wanted !== JWT_TOKEN_TYPE)
         throw invalidField('/body/requested_token_type', `must be ${ACCESS_TOKEN_TYPE} or ${JWT_TOKEN_TYPE}`);
-      await deps.tokens.checkThrottle(ctx);
 
       const subject: ResolvedToken = await resolveField(ctx, 'subject_token', req.subject_token);
       if (subject.principal.kind !== 'user')

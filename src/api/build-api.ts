@@ -10,7 +10,7 @@ import type { Services } from '../services.js';
 import { agentRoutes, jwksRoute } from './agents/agents.routes.js';
 import type { App } from './app-types.js';
 import { auditRoutes } from './audit/audit.routes.js';
-import { type ConnectionLimits, limitConnections, timeoutOptions } from './connection-limits.js';
+import { type ConnectionLimits, closeInBoundedTime, limitConnections, timeoutOptions } from './connection-limits.js';
 import { healthRoutes, pingRoute } from './health/health.routes.js';
 import { registerDocsPage, registerOpenApi } from './openapi.js';
 import { installAgentRateLimit } from './plugins/agent-rate-limit.js';
@@ -69,6 +69,11 @@ export async function buildApi(services: Services, opts: ApiOptions): Promise<{ 
       : { http: { ...timeouts?.serverOptions, requireHostHeader: false } }),
   }).withTypeProvider() as unknown as App;
   if (opts.limits) limitConnections(app.server, opts.limits, { tls: opts.https !== undefined });
+  const beginClose = closeInBoundedTime(app.server, 5000);
+  app.addHook('preClose', (done) => {
+    beginClose();
+    done();
+  });
   answerUnmetExpectations(app.server);
 
   app.setValidatorCompiler(createValidatorCompiler());

@@ -90,3 +90,20 @@ export function limitConnections(server: Server, limits: ConnectionLimits, opts:
     } else socket.destroy();
   });
 }
+
+/**
+ * Graceful close in bounded time: once close() begins, a keep-alive connection is closed as soon as
+ * its request is answered (Node closes only those idle at that moment; the others would linger for
+ * their keep-alive timeout), and whatever is still open after graceMs (a stalled upload, a live
+ * stream) is cut, so a SIGTERM ends the process well within a supervisor's 10 s.
+ */
+export function closeInBoundedTime(server: Server, graceMs: number): () => void {
+  return () => {
+    const idle = setInterval(() => server.closeIdleConnections(), 50);
+    const cut = setTimeout(() => server.closeAllConnections(), graceMs);
+    server.once('close', () => {
+      clearInterval(idle);
+      clearTimeout(cut);
+    });
+  };
+}

@@ -1,5 +1,9 @@
-// Slows down guessing: after max failures from one source within a window, that source is refused
-// (429 + Retry-After) until the window ends. In-process; shared counters come with Redis.
+// Slows down guessing without ever locking out the right credential. Failures are counted per
+// source address and per presented credential (its hash); after max failures of either within a
+// window, further *failing* attempts are answered 429 (+ Retry-After) until the window ends. A valid
+// credential is never checked against the counters: keys and tokens are 256-bit random, so the
+// throttle exists to make failures cheap, and refusing a valid key would let anyone behind the same
+// NAT or load balancer lock everyone else out. In-process; shared counters come with Redis.
 import type { Clock } from '../lib/clock.js';
 
 export interface ThrottleOptions {
@@ -9,29 +13,40 @@ export interface ThrottleOptions {
 
 export type LoginThrottle = ReturnType<typeof createLoginThrottle>;
 
-export function createLoginThrottle(opts: ThrottleOptions, clock: Clock) {
-  const sources = new Map<string, { windowStart: number; failures: number }>();
+/** What failures are counted against: the caller's address, and the credential it presented. */
+export const throttleKeys = (remoteAddr: string, presentedHash?: string): string[] =>
+  presentedHash ? [`source:${remoteAddr}`, `credential:${presentedHash}`] : [`source:${remoteAddr}`];
 
-  function entry(source: string) {
+export function createLoginThrottle(opts: ThrottleOptions, clock: Clock) {
+  const counters = new Map<string, { windowStart: number; failures: number }>();
+
+  function entry(key: string) {
     const now = clock();
-    const e = sources.get(source);
+    const e = counters.get(key);
     if (!e || now - e.windowStart >= opts.windowMs) return undefined;
     return e;
   }
 
   return {
-    /** Seconds to wait, if the source is blocked now. */
-    retryAfter(source: string): number | undefined {
-      const e = entry(source);
-      if (!e || e.failures < opts.maxFailures) return undefined;
-      return Math.max(1, Math.ceil((e.windowStart + opts.windowMs - clock()) / 1000));
+    /** Seconds to wait, if any of these counters is over the limit now. */
+    retryAfter(keys: string[]): number | undefined {
+      let wait: number | undefined;
+      for (const key of keys) {
+        const e = entry(key);
+        if (!e || e.failures < opts.maxFailures) continue;
+        const seconds = Math.max(1, Math.ceil((e.windowStart + opts.windowMs - clock()) / 1000));
+        wait = Math.max(wait ?? 0, seconds);
+      }
+      return wait;
     },
-    recordFailure(source: string): void {
-      const e = entry(source);
-      if (e) e.failures++;
-      else {
-        if (sources.size > 100_000) sources.clear();
-        sources.set(source, { windowStart: clock(), failures: 1 });
+    recordFailure(keys: string[]): void {
+      for (const key of keys) {
+        const e = entry(key);
+        if (e) e.failures++;
+        else {
+          if (counters.size > 100_000) counters.clear();
+          counters.set(key, { windowStart: clock(), failures: 1 });
+        }
       }
     },
     limit: opts.maxFailures,

@@ -10,7 +10,7 @@ import { BackendError, type Operation } from '../backend/types.js';
 import type { Clock } from '../lib/clock.js';
 import { GatehouseError } from '../lib/errors.js';
 import { generateSecret, hashSecret, hasSecretShape } from '../lib/secrets.js';
-import type { LoginThrottle } from './login-throttle.js';
+import { type LoginThrottle, throttleKeys } from './login-throttle.js';
 import type { PolicyResolver } from './policy-resolver.js';
 import { actorOf, eventContext, type Principal, type RequestContext } from './principal.js';
 import type { PrincipalPipeline, PrincipalScope } from './principal-pipeline.js';
@@ -134,9 +134,22 @@ export function createTokenService(deps: {
     ...(r.on_behalf_of ? { on_behalf_of: r.on_behalf_of } : {}),
   });
 
-  async function loginFailed(ctx: RequestContext, reason: string, code: 'invalid_credentials' | 'invalid_token') {
-    deps.throttle.recordFailure(ctx.remoteAddr);
+  /**
+   * A failed login: counted against the source and the presented credential (its hash), and answered
+   * 429 instead once either is over the limit. Only failures come here, so a valid credential is never
+   * throttled (see login-throttle.ts).
+   */
+  async function loginFailed(
+    ctx: RequestContext,
+    reason: string,
+    code: 'invalid_credentials' | 'invalid_token',
+    presentedHash?: string,
+  ): Promise<GatehouseError> {
+    const counted = throttleKeys(ctx.remoteAddr, presentedHash);
     deps.onFailedLogin?.();
+    const throttled = await throttledError(ctx, counted);
+    if (throttled) return throttled;
+    deps.throttle.recordFailure(counted);
     await audit.record({
       type: 'auth.login.failed',
       actor: { kind: 'anonymous' },
@@ -147,16 +160,16 @@ export function createTokenService(deps: {
     return new GatehouseError(code, reason);
   }
 
-  async function checkThrottle(ctx: RequestContext): Promise<void> {
-    const wait = deps.throttle.retryAfter(ctx.remoteAddr);
-    if (wait === undefined) return;
+  async function throttledError(ctx: RequestContext, counted: string[]): Promise<GatehouseError | undefined> {
+    const wait = deps.throttle.retryAfter(counted);
+    if (wait === undefined) return undefined;
     await audit.record({
       type: 'auth.login.throttled',
       actor: { kind: 'anonymous' },
       success: false,
       ...eventContext(ctx),
     });
-    throw new GatehouseError('rate_limited', `too many failed attempts from this address; retry in ${wait} s`, {
+    return new GatehouseError('rate_limited', `too many failed attempts; retry in ${wait} s`, {
       headers: {
         'retry-after': String(wait),
         'ratelimit-limit': String(deps.throttle.limit),
@@ -205,16 +218,16 @@ export function createTokenService(deps: {
 
   return {
     async issueForApiKey(apiKey: string, ctx: RequestContext): Promise<TokenResponse> {
-      await checkThrottle(ctx);
-      const ref = state.get<{ ref: string }>(keys.apiKeyHash(hashSecret(apiKey)));
+      const presented = hashSecret(apiKey);
+      const ref = state.get<{ ref: string }>(keys.apiKeyHash(presented));
       const key = ref ? state.get<ApiKeyRecord>(ref.value.ref)?.value : undefined;
-      if (!key) throw await loginFailed(ctx, 'unknown API key', 'invalid_credentials');
+      if (!key) throw await loginFailed(ctx, 'unknown API key', 'invalid_credentials', presented);
       if (key.expires_at && Date.parse(key.expires_at) <= clock()) {
-        throw await loginFailed(ctx, 'the API key has expired', 'invalid_credentials');
+        throw await loginFailed(ctx, 'the API key has expired', 'invalid_credentials', presented);
       }
       const owner = principalRecord(key.principal);
       if (!isActive(owner))
-        throw await loginFailed(ctx, 'the principal of this API key is not active', 'invalid_credentials');
+        throw await loginFailed(ctx, 'the principal of this API key is not active', 'invalid_credentials', presented);
       if (key.principal.kind === 'agent') deps.usage?.agentUsed(key.principal.id);
       if (key.credential_id)
         deps.usage?.credentialUsed(
@@ -289,14 +302,12 @@ export function createTokenService(deps: {
     },
 
     async refresh(refreshToken: string, ctx: RequestContext): Promise<TokenResponse> {
-      await checkThrottle(ctx);
-      if (!hasSecretShape('refreshToken', refreshToken)) {
-        throw await loginFailed(ctx, 'not a refresh token', 'invalid_token');
-      }
-      const item = state.get<TokenRecord>(keys.token(hashSecret(refreshToken)));
+      const presented = hashSecret(refreshToken);
+      const failed = (reason: string) => loginFailed(ctx, reason, 'invalid_token', presented);
+      if (!hasSecretShape('refreshToken', refreshToken)) throw await failed('not a refresh token');
+      const item = state.get<TokenRecord>(keys.token(presented));
       const record = item?.value;
-      if (!item || !record || record.kind !== 'refresh')
-        throw await loginFailed(ctx, 'unknown refresh token', 'invalid_token');
+      if (!item || !record || record.kind !== 'refresh') throw await failed('unknown refresh token');
       if (record.used_at !== undefined) {
         // Someone holds a copy of a rotated token: end the whole family, both holders included.
         const revoked = await revokeKeys(deps.index.ofFamily(record.family));
@@ -312,11 +323,10 @@ export function createTokenService(deps: {
           'this refresh token was already used; all tokens of its login were revoked',
         );
       }
-      if (record.revoked_at !== undefined)
-        throw await loginFailed(ctx, 'the refresh token was revoked', 'invalid_token');
-      if (record.expires_at <= clock()) throw await loginFailed(ctx, 'the refresh token has expired', 'invalid_token');
+      if (record.revoked_at !== undefined) throw await failed('the refresh token was revoked');
+      if (record.expires_at <= clock()) throw await failed('the refresh token has expired');
       const owner = principalRecord(record.principal);
-      if (!isActive(owner)) throw await loginFailed(ctx, 'the principal is not active', 'invalid_token');
+      if (!isActive(owner)) throw await failed('the principal is not active');
 
       const { ops, response } = tokenOps(
         record.principal,
@@ -375,9 +385,17 @@ export function createTokenService(deps: {
     revokeKeys,
 
     resolve,
-    /** For other ways of getting a token (token exchange): the same throttle and failure accounting. */
-    checkThrottle,
+    /**
+     * For other ways of logging in (token exchange, tokens typed as SSH passwords): the same failure
+     * accounting; the error to answer is 429 once the source or the credential is over the limit.
+     */
     loginFailed,
+    /**
+     * @deprecated There is nothing to check before trying a credential (a valid one is never
+     * throttled): call loginFailed on failure, which answers 429 over the limit. Does nothing; kept
+     * until the database proxy stops calling it.
+     */
+    async checkThrottle(_ctx: RequestContext): Promise<void> {},
 
     /** Resolves a bearer token to its principal, or throws the precise 401. Runs on every request. */
     authenticate(token: string): Principal {

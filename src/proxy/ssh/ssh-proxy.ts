@@ -17,6 +17,7 @@ import { actorOfPrincipal, type Principal } from '../../auth/principal.js';
 import type { PrincipalRef } from '../../auth/records.js';
 import type { TokenService } from '../../auth/token-service.js';
 import type { Clock } from '../../lib/clock.js';
+import { hashSecret } from '../../lib/secrets.js';
 import type { Metrics } from '../../observability/metrics.js';
 import type { RecordingService } from '../../recordings/recording-service.js';
 import type { SessionRegistry } from '../../sessions/session-registry.js';
@@ -31,7 +32,7 @@ const { Server: SshServer, utils } = ssh2; // CommonJS: no named exports under N
 export interface SshProxyDeps {
   hostKey: string;
   access: SshAccess;
-  tokens: Pick<TokenService, 'authenticate' | 'checkThrottle' | 'loginFailed'>;
+  tokens: Pick<TokenService, 'authenticate' | 'loginFailed'>;
   tickets: TicketService;
   /** The owner of a registered SSH public key (raw wire-format blob), if any. */
   findKeyOwner(blob: Buffer): PrincipalRef | undefined;
@@ -95,13 +96,12 @@ export function createSshProxy(deps: SshProxyDeps) {
         .catch((err) => logger.warn({ err }, 'ssh: cannot record a rejection'));
     }
 
-    /** A token or a ticket typed as the password (keyboard-interactive or password). */
+    /**
+     * A token or a ticket typed as the password (keyboard-interactive or password). Failures count
+     * against the source and the secret (a valid one is never throttled: see auth/login-throttle.ts).
+     */
     async function secretLogin(secret: string): Promise<Principal | undefined> {
-      try {
-        await deps.tokens.checkThrottle(requestCtx);
-      } catch {
-        return undefined; // throttled: the event is recorded by checkThrottle
-      }
+      const presented = hashSecret(secret);
       if (secret.startsWith(TICKET_PREFIX)) {
         const grant = await deps.tickets.redeem(secret);
         const server = target ? access.findServer(target.server) : undefined;
@@ -114,13 +114,13 @@ export function createSshProxy(deps: SshProxyDeps) {
           });
           if (p) return p;
         }
-        await deps.tokens.loginFailed(requestCtx, 'ssh: invalid, used or expired ticket', 'invalid_token');
+        await deps.tokens.loginFailed(requestCtx, 'ssh: invalid, used or expired ticket', 'invalid_token', presented);
         return undefined;
       }
       try {
         return deps.tokens.authenticate(secret);
       } catch (error) {
-        await deps.tokens.loginFailed(requestCtx, `ssh: ${(error as Error).message}`, 'invalid_token');
+        await deps.tokens.loginFailed(requestCtx, `ssh: ${(error as Error).message}`, 'invalid_token', presented);
         return undefined;
       }
     }
