@@ -237,6 +237,28 @@ if (requirePostgres('PostgreSQL proxy')) {
       assert.equal(multi.data.rows, 3);
     });
 
+    test('pgbench -i, then -S and the TPC-B mix in simple, extended and prepared modes, through the proxy', async () => {
+      const conn = ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres@pg', 'test'];
+      const env = { PGPASSWORD: alice.token };
+      const init = await run('pgbench', ['-i', '-q', '-s', '1', ...conn], { env, timeoutMs: 120_000 });
+      assert.equal(init.code, 0, init.stderr);
+      for (const mode of ['simple', 'extended', 'prepared']) {
+        for (const script of [['-S'], []]) {
+          const r = await run('pgbench', [...script, '-M', mode, '-c', '2', '-t', '25', '-n', ...conn], { env });
+          assert.equal(r.code, 0, `${mode} ${script}: ${r.stderr}`);
+          assert.match(r.stdout, /number of transactions actually processed: 50\/50/);
+        }
+      }
+      // One TPC-B transaction is 7 statements; each is an event with its row count.
+      const updates = await until('pgbench events', async () => {
+        const e = (await events(`type=db.query&actor=${alice.id}`)).filter((x) =>
+          String(x.data.text).startsWith('UPDATE pgbench_accounts'),
+        );
+        return e.length > 0 ? e : undefined;
+      });
+      assert.ok(updates.every((e) => e.data.rows === 1 && e.success));
+    });
+
     test('node-postgres with named prepared statements (extended protocol) runs and is audited per execution', async () => {
       const client = new pg.Client({
         host: '127.0.0.1',

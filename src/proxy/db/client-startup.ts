@@ -5,7 +5,7 @@
 // a verifier derived from the password, and Gatehouse keeps only SHA-256 hashes of its tokens.
 import type { Socket } from 'node:net';
 import { TLSSocket } from 'node:tls';
-import type { Principal } from '../../auth/principal.js';
+import type { Principal, RequestContext } from '../../auth/principal.js';
 import type { PrincipalPipeline } from '../../auth/principal-pipeline.js';
 import type { TokenService } from '../../auth/token-service.js';
 import { TICKET_PREFIX, type TicketService } from '../../sessions/tickets.js';
@@ -106,7 +106,7 @@ export async function readClientStartup(
 export interface AuthDeps {
   access: Pick<AccessChecker, 'find'>;
   pipeline: Pick<PrincipalPipeline, 'tryResolve'>;
-  tokens: Pick<TokenService, 'authenticate' | 'checkThrottle' | 'loginFailed'>;
+  tokens: Pick<TokenService, 'authenticate' | 'loginFailed'> & { checkThrottle?(ctx: RequestContext): Promise<void> };
   tickets: Pick<TicketService, 'redeem'>;
 }
 
@@ -126,11 +126,18 @@ export async function authenticateClient(
   if (message.type !== 'p'.charCodeAt(0)) return { reason: 'expected a password' };
   const secret = cString(message.body, 0).value;
   const ctx = { remoteAddr, requestId: 'db' };
-  try {
-    await deps.tokens.checkThrottle(ctx);
-  } catch {
-    return { reason: 'too many failed attempts from this address; try again later' };
+  // Token services that check the throttle before a login (rather than when counting a failure).
+  if (deps.tokens.checkThrottle) {
+    try {
+      await deps.tokens.checkThrottle(ctx);
+    } catch {
+      return { reason: 'too many failed attempts; try again later' };
+    }
   }
+  const failed = async (reason: string, answer: string) => {
+    const error = (await deps.tokens.loginFailed(ctx, reason, 'invalid_token')) as { code?: string } | undefined;
+    return { reason: error?.code === 'rate_limited' ? 'too many failed attempts; try again later' : answer };
+  };
   if (secret.startsWith(TICKET_PREFIX)) {
     const grant = await deps.tickets.redeem(secret);
     const db = deps.access.find('database', target.database);
@@ -148,13 +155,14 @@ export async function authenticateClient(
       });
       if (p) return { principal: { ...p, method: 'ticket' } };
     }
-    await deps.tokens.loginFailed(ctx, 'db: invalid, used or expired ticket', 'invalid_token');
-    return { reason: 'the ticket is invalid, used or expired (tickets are for one database, user and name)' };
+    return failed(
+      'db: invalid, used or expired ticket',
+      'the ticket is invalid, used or expired (tickets are for one database, user and name)',
+    );
   }
   try {
     return { principal: { ...deps.tokens.authenticate(secret), method: 'token' } };
   } catch (error) {
-    await deps.tokens.loginFailed(ctx, `db: ${(error as Error).message}`, 'invalid_token');
-    return { reason: 'the password is not a valid Gatehouse access token or ticket' };
+    return failed(`db: ${(error as Error).message}`, 'the password is not a valid Gatehouse access token or ticket');
   }
 }

@@ -9,19 +9,19 @@ import type { Logger } from 'pino';
 import type { AuditLog } from '../../audit/audit-log.js';
 import { actorOfPrincipal, type Principal } from '../../auth/principal.js';
 import type { PrincipalPipeline } from '../../auth/principal-pipeline.js';
-import type { TokenService } from '../../auth/token-service.js';
 import type { SessionRegistry } from '../../sessions/session-registry.js';
 import type { TicketService } from '../../sessions/tickets.js';
 import type { AccessChecker } from '../access-checker.js';
-import { authenticateClient, type ClientStartup, readClientStartup } from './client-startup.js';
+import { type AuthDeps, authenticateClient, type ClientStartup, readClientStartup } from './client-startup.js';
 import { runDbSession } from './db-session.js';
+import { createQueryLog } from './query-log.js';
 import { cancelUpstream, connectUpstream, UpstreamError } from './upstream.js';
 import { errorResponse } from './wire.js';
 
 export interface DbProxyDeps {
   access: AccessChecker;
   pipeline: Pick<PrincipalPipeline, 'tryResolve'>;
-  tokens: Pick<TokenService, 'authenticate' | 'checkThrottle' | 'loginFailed'>;
+  tokens: AuthDeps['tokens'];
   tickets: Pick<TicketService, 'redeem'>;
   sessions: SessionRegistry;
   audit: AuditLog;
@@ -63,11 +63,14 @@ export function splitAddress(address: string): { host: string; port: number } {
 
 export function createDbProxy(deps: DbProxyDeps) {
   const { audit, logger } = deps;
+  const queryLog = createQueryLog(audit);
   const sockets = new Set<Socket>();
   /** Our BackendKeyData (pid:secret) → the upstream backend it stands for. */
   const cancelKeys = new Map<string, CancelTarget>();
   const server: Server = createServer((socket) => {
     sockets.add(socket);
+    // Small request/answer messages: Nagle's algorithm with delayed ACKs would add 40 ms to each.
+    socket.setNoDelay(true);
     socket.on('close', () => sockets.delete(socket));
     socket.on('error', (err) => logger.debug({ err }, 'db: client connection error'));
     void handle(socket).catch((err) => {
@@ -186,6 +189,7 @@ export function createDbProxy(deps: DbProxyDeps) {
         cancelUpstream: () => void cancelUpstream({ host, port, pid: upstream.pid, secret: upstream.secret }),
         sessions: deps.sessions,
         audit,
+        queryLog,
         logger,
         options: decision.options,
         queryMaxLength: deps.queryMaxLength ?? 4096,

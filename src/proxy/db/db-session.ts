@@ -11,6 +11,7 @@ import type { SessionOptions } from '../../rbac/policy.js';
 import type { SessionRegistry } from '../../sessions/session-registry.js';
 import type { DatabaseRef } from './db-proxy.js';
 import { FrameScanner } from './frame-scanner.js';
+import type { QueryLog } from './query-log.js';
 import { type StatementOutcome, StatementTracker } from './statement-tracker.js';
 import type { UpstreamSession } from './upstream.js';
 import { authenticationOk, backendKeyData, errorResponse } from './wire.js';
@@ -34,13 +35,14 @@ export interface DbSessionContext {
   cancelUpstream(): void;
   sessions: SessionRegistry;
   audit: AuditLog;
+  queryLog: QueryLog;
   logger: Logger;
   options: SessionOptions;
   queryMaxLength: number;
 }
 
 export async function runDbSession(ctx: DbSessionContext): Promise<void> {
-  const { client, upstream, audit, principal, database } = ctx;
+  const { client, upstream, principal, database } = ctx;
   const up = upstream.socket;
   const id = newId('session');
   const actor = actorOfPrincipal(principal);
@@ -58,8 +60,8 @@ export async function runDbSession(ctx: DbSessionContext): Promise<void> {
   const onStatement = (s: StatementOutcome) => {
     auditInFlight++;
     if (auditInFlight >= MAX_AUDIT_IN_FLIGHT) client.pause();
-    audit
-      .record({
+    ctx.queryLog
+      .add({
         type: 'db.query',
         actor,
         target,
