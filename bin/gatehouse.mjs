@@ -3,7 +3,8 @@
 // very process, so a SIGTERM sent to it — or to `npm start`, which passes it on — reaches
 // Gatehouse, which closes its ports and commits queued writes. It runs the compiled dist/main.js
 // (`npm run build`) when that is at least as new as every source file, else the TypeScript sources
-// through tsx's in-process loader (a development checkout, or a build gone stale).
+// through tsx's in-process loader (a development checkout, or a build gone stale: the sources are
+// what was last changed). Nothing is printed here, so an unsupported Node is refused in one line.
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
@@ -25,7 +26,6 @@ const useBuilt = existsSync(built) && (!hasSources || statSync(built).mtimeMs >=
 if (useBuilt) {
   await import(new URL('../dist/main.js', import.meta.url).href);
 } else {
-  if (existsSync(built)) process.stderr.write('gatehouse: dist/ is older than src/; running the sources (npm run build)\n');
   const { register } = await import('tsx/esm/api');
   register();
   await import(new URL('../src/main.ts', import.meta.url).href);

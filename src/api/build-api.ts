@@ -36,6 +36,12 @@ import { webhookRoutes } from './webhooks/webhooks.routes.js';
 
 export const BODY_LIMIT = 1024 * 1024;
 
+function authorizationHeaders(raw: string[]): number {
+  let n = 0;
+  for (let i = 0; i < raw.length; i += 2) if ((raw[i] as string).toLowerCase() === 'authorization') n++;
+  return n;
+}
+
 export interface ApiOptions {
   listener: 'auth' | 'web';
   logger: FastifyBaseLogger;
@@ -83,6 +89,12 @@ export async function buildApi(services: Services, opts: ApiOptions): Promise<{ 
     reply.header('x-request-id', request.id);
     if (request.raw.httpVersionMinor === 1 && request.raw.httpVersionMajor === 1 && !request.headers.host) {
       done(new GatehouseError('invalid_request', 'the Host header is required'));
+      return;
+    }
+    // Node keeps the first of several Authorization headers and drops the rest; which credential a
+    // request meant is then a guess, so it is refused.
+    if (request.headers.authorization !== undefined && authorizationHeaders(request.raw.rawHeaders) > 1) {
+      done(new GatehouseError('invalid_request', 'send one Authorization header, not several'));
       return;
     }
     done();

@@ -27,10 +27,28 @@ export const CreatedBy = Type.Union(
   { description: 'Who created it: a user, an agent, or Gatehouse itself (system)' },
 );
 
+/**
+ * Text without NUL and without lone UTF-16 surrogates (ajv compiles patterns with the u flag, under
+ * which a surrogate range matches only unpaired halves): such strings cannot be stored, logged or
+ * matched faithfully, and no client means them.
+ */
+export const PLAIN_TEXT_PATTERN = '^[^\\u0000\\uD800-\\uDFFF]*$';
+
+export const LABEL_KEY_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._/-]*$';
+
+// Keys are validated by propertyNames and anything else is refused (additionalProperties: false):
+// patternProperties alone let a bad key in, and the response serializer then dropped it from every
+// answer while filters still found it.
 export const Labels = Type.Record(
-  Type.String({ minLength: 1, maxLength: 63, pattern: '^[A-Za-z0-9][A-Za-z0-9._/-]*$' }),
-  Type.String({ maxLength: 255 }),
-  { maxProperties: 64, description: 'Free-form key/value labels that RBAC selectors match' },
+  Type.String({ minLength: 1, maxLength: 63, pattern: LABEL_KEY_PATTERN }),
+  Type.String({ maxLength: 255, pattern: PLAIN_TEXT_PATTERN }),
+  {
+    maxProperties: 64,
+    additionalProperties: false,
+    propertyNames: { minLength: 1, maxLength: 63, pattern: LABEL_KEY_PATTERN },
+    description:
+      'Free-form key/value labels that RBAC selectors match. Keys: 1–63 letters, digits and . _ / -, starting with a letter or digit',
+  },
 );
 
 /** An OpenSSH public key line; RSA 16384 is under 3 KB, so 8 KB leaves room for a long comment. */

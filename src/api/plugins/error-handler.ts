@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ERROR_CATALOGUE, type ErrorCode, type FieldError, GatehouseError } from '../../lib/errors.js';
+import { PLAIN_TEXT_PATTERN } from '../../lib/shapes.js';
 
 const FASTIFY_CODES: Record<string, { code: ErrorCode; detail: string }> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: { code: 'unsupported_media_type', detail: 'send the body as application/json' },
@@ -20,14 +21,24 @@ interface AjvError {
   keyword: string;
   message?: string;
   params: Record<string, unknown>;
+  /** Set on errors about an object's key (propertyNames). */
+  propertyName?: string;
 }
+
+const BAD_KEY = 'is not a valid key (1–63 letters, digits and . _ / -, starting with a letter or digit)';
 
 export function fieldErrors(context: string | undefined, errors: AjvError[]): FieldError[] {
   const where = LOCATIONS[context ?? 'body'] ?? 'body';
-  return errors.map((e) => {
+  const mapped = errors.map((e) => {
     let path = `/${where}${e.instancePath}`;
     let message = e.message ?? 'is not valid';
-    if (e.keyword === 'additionalProperties') {
+    if (e.propertyName !== undefined || e.keyword === 'propertyNames') {
+      // A bad key (labels): name the key, once, rather than "property name must be valid".
+      path += `/${e.propertyName ?? String(e.params.propertyName)}`;
+      message = BAD_KEY;
+    } else if (e.keyword === 'pattern' && e.params.pattern === PLAIN_TEXT_PATTERN) {
+      message = 'must not contain NUL or unpaired UTF-16 surrogates';
+    } else if (e.keyword === 'additionalProperties') {
       path += `/${String(e.params.additionalProperty)}`;
       message = 'is not a known field';
     } else if (e.keyword === 'required') {
@@ -36,6 +47,12 @@ export function fieldErrors(context: string | undefined, errors: AjvError[]): Fi
     }
     return { path, message };
   });
+  const badKeys = new Set(mapped.filter((e) => e.message === BAD_KEY).map((e) => e.path));
+  return mapped.filter(
+    (e, i) =>
+      !(badKeys.has(e.path) && e.message !== BAD_KEY) &&
+      mapped.findIndex((o) => o.path === e.path && o.message === e.message) === i,
+  );
 }
 
 function toGatehouseError(error: FastifyError | GatehouseError | Error): GatehouseError | undefined {
