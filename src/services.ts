@@ -119,7 +119,6 @@ export async function createServices(deps: {
     pipeline,
     index: tokenIndex,
     usage: agentBasics.usage,
-    agentRequestsPerMinute: config.agents.requests_per_minute,
     settings: {
       accessTtlMs: parseDuration(config.tokens.access_ttl) as number,
       refreshTtlMs: parseDuration(config.tokens.refresh_ttl) as number,

@@ -45,6 +45,7 @@ function startProxy(overrides: Record<string, unknown> = {}): Promise<Gatehouse>
       web_addr: '127.0.0.1:0',
       ssh_addr: '127.0.0.1:0',
       kube_addr: '127.0.0.1:0',
+      db_addr: '127.0.0.1:0',
       metrics_enabled: false,
       log_level: 'silent',
       'webhooks.deliver': false,
@@ -122,7 +123,7 @@ describe('the proxy tier behind haproxy', () => {
     let downAfter = 0;
     for (;;) {
       const s = await haproxy.status();
-      if (s.proxy0 !== undefined && s.proxy0.startsWith('DOWN')) {
+      if (s.proxy0?.startsWith('DOWN')) {
         downAfter = performance.now() - t0;
         break;
       }

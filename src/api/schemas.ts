@@ -1,7 +1,6 @@
 // HTTP shapes shared by every route: problems, pagination, list queries and responses. The data
 // shapes every domain shares (names, labels, timestamps) are in lib/shapes.ts.
 import { type TObject, type TProperties, Type } from '@sinclair/typebox';
-import { Timestamp } from '../lib/shapes.js';
 
 export const Problem = Type.Object(
   {

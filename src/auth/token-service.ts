@@ -71,12 +71,9 @@ export function createTokenService(deps: {
   index: TokenIndex;
   pipeline: Pick<PrincipalPipeline, 'resolve'>;
   usage?: UsageMarks;
-  /** Requests per minute of an agent without its own limit. */
-  agentRequestsPerMinute?: number;
   onFailedLogin?: () => void;
 }) {
   const { state, audit, clock, settings } = deps;
-  const agentRpm = deps.agentRequestsPerMinute ?? 600;
 
   function principalRecord(ref: PrincipalRef): UserRecord | AgentRecord | undefined {
     return ref.kind === 'user'

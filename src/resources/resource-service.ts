@@ -118,7 +118,7 @@ export function createResourceService(deps: {
   covering: Pick<Covering, 'requireSees'>;
 }) {
   const { state, audit, clock, box } = deps;
-  const visible = (p: Principal | undefined, r: ResourceRecord) => p !== undefined && p.policy.canSee(r);
+  const visible = (p: Principal | undefined, r: ResourceRecord) => p?.policy.canSee(r);
 
   function findVisible(ctx: RequestContext, id: string) {
     const item = state.get<ResourceRecord>(keys.resource(id));

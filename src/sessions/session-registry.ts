@@ -232,7 +232,7 @@ export function createSessionRegistry(deps: { state: StateStore; audit: AuditLog
   async function terminate(id: string, reason: string): Promise<SessionRecord | undefined> {
     for (let attempt = 0; attempt < 5; attempt++) {
       const item = state.get<SessionRecord>(keys.session(id));
-      if (!item || item.value.status !== 'active') return item?.value;
+      if (item?.value.status !== 'active') return item?.value;
       const record: SessionRecord = {
         ...item.value,
         status: 'terminated',

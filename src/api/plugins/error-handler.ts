@@ -164,7 +164,7 @@ export function clientErrorHandler(error: NodeJS.ErrnoException, socket: import(
 
 /** An `Expect` header other than 100-continue: Node would answer a bare 417; answer a problem. */
 export function answerUnmetExpectations(server: import('node:http').Server): void {
-  server.on('checkExpectation', (req, res) => {
+  server.on('checkExpectation', (_req, res) => {
     const requestId = `req_${randomUUID().replace(/-/g, '')}`;
     const body = JSON.stringify({
       type: 'urn:gatehouse:error:invalid_request',
