@@ -387,12 +387,6 @@ export function createTokenService(deps: {
      * accounting; the error to answer is 429 once the source or the credential is over the limit.
      */
     loginFailed,
-    /**
-     * @deprecated There is nothing to check before trying a credential (a valid one is never
-     * throttled): call loginFailed on failure, which answers 429 over the limit. Does nothing; kept
-     * until the database proxy stops calling it.
-     */
-    async checkThrottle(_ctx: RequestContext): Promise<void> {},
 
     /** Resolves a bearer token to its principal, or throws the precise 401. Runs on every request. */
     authenticate(token: string): Principal {
