@@ -14,6 +14,7 @@ const spawnGatehouse = (env: Record<string, string>, args: string[]): ChildProce
       PATH: process.env.PATH ?? '',
       GATEHOUSE_AUTH_ADDR: '127.0.0.1:0',
       GATEHOUSE_WEB_ADDR: '127.0.0.1:0',
+      GATEHOUSE_SSH_ADDR: '127.0.0.1:0',
       GATEHOUSE_DB_ADDR: '127.0.0.1:0',
       GATEHOUSE_KUBE_ADDR: '127.0.0.1:0',
       GATEHOUSE_METRICS_ADDR: '127.0.0.1:0',
