@@ -4,6 +4,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RequestContext } from './auth/principal.js';
 import { keys, prefixes } from './auth/records.js';
+import { awaitCached } from './backend/state.js';
 import { GatehouseError } from './lib/errors.js';
 import { hashSecret } from './lib/secrets.js';
 import type { Services } from './services.js';
@@ -11,19 +12,16 @@ import type { Services } from './services.js';
 const SYSTEM: RequestContext = { remoteAddr: 'local', requestId: 'bootstrap', system: 'bootstrap' };
 
 /**
- * A conflict where `winner()` soon finds what this instance meant to create is not an error: the
- * winner's write reaches this instance's cache through the watch, a moment later.
+ * A conflict is not an error once the winner's record (`key`) reaches this instance's cache through
+ * the watch, a moment later; then `found()` reads it.
  */
 const lostRace =
-  <T>(winner: () => T | undefined) =>
+  <T>(state: Services['state'], key: string, found: () => T | undefined) =>
   async (error: unknown): Promise<T> => {
     if (!(error instanceof GatehouseError) || error.code !== 'conflict') throw error;
-    for (let i = 0; i < 100; i++) {
-      const found = winner();
-      if (found !== undefined) return found;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    throw error;
+    const value = (await awaitCached(state, key)) ? found() : undefined;
+    if (value === undefined) throw error;
+    return value;
   };
 
 export interface BootstrapResult {
@@ -44,7 +42,7 @@ export async function bootstrapAdmin(
   if (firstStart) {
     admin = await users
       .create(SYSTEM, { name: 'admin', roles: ['admin'] })
-      .catch(lostRace(() => users.findByName('admin')));
+      .catch(lostRace(state, keys.userName('admin'), () => users.findByName('admin')));
   }
 
   if (opts.bootstrapKey !== undefined) {
@@ -53,7 +51,7 @@ export async function bootstrapAdmin(
     if (!admin) throw new Error('GATEHOUSE_BOOTSTRAP_API_KEY is set but the admin user no longer exists');
     await users
       .createApiKey(SYSTEM, admin.id, { name: 'bootstrap', secret: opts.bootstrapKey })
-      .catch(lostRace(() => (state.get(hash) ? true : undefined)));
+      .catch(lostRace(state, hash, () => true));
     return {};
   }
   if (!firstStart || !admin) return {};

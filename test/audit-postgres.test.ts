@@ -5,7 +5,6 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, test } from 'node:test';
-import pg from 'pg';
 import { openAuditStore } from '../src/audit/open.js';
 import {
   AUDIT_POSTGRES_SCHEMA_VERSION,
@@ -14,34 +13,13 @@ import {
 } from '../src/audit/postgres.js';
 import type { AuditEvent, AuditStore } from '../src/audit/types.js';
 import { generateEvents, runAuditConformance } from './conformance/audit-conformance.js';
+import { adminSql, POSTGRES_URL, postgresUnreachable } from './helpers/postgres.js';
 
-const URL_ = process.env.GATEHOUSE_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const URL_ = POSTGRES_URL;
 
-async function reachable(): Promise<string | undefined> {
-  const client = new pg.Client({ connectionString: URL_, connectionTimeoutMillis: 3000 });
-  try {
-    await client.connect();
-    await client.query('SELECT 1');
-    return undefined;
-  } catch (error) {
-    return (error as Error).message || String(error);
-  } finally {
-    await client.end().catch(() => {});
-  }
-}
+const unreachable = await postgresUnreachable();
 
-const unreachable = await reachable();
-
-/** Runs sql on an own connection (schema set-up and inspection, outside the store under test). */
-async function admin<T extends pg.QueryResultRow = pg.QueryResultRow>(sql: string, params: unknown[] = []) {
-  const client = new pg.Client({ connectionString: URL_ });
-  await client.connect();
-  try {
-    return await client.query<T>(sql, params);
-  } finally {
-    await client.end();
-  }
-}
+const admin = adminSql;
 
 const freshSchema = () => `gh_audit_test_${randomBytes(6).toString('hex')}`;
 const withSchema = (schema: string) => `${URL_}${URL_.includes('?') ? '&' : '?'}schema=${schema}`;

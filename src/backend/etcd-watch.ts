@@ -24,7 +24,6 @@ export function createEtcdWatch(kv: Namespace, opts: { decode(kv: IKeyValue): It
       const first = await snapshot(prefixes);
       /** Keys (and revisions) the listener has been told exist, for resyncs. */
       let known = new Map(first.items.map((i) => [i.key, i.revision]));
-      let last = first.revision;
       let current: EtcdWatcher | undefined;
       let stopped = false;
       const mine = (key: string) => prefixes.some((p) => key.startsWith(p));
@@ -43,7 +42,6 @@ export function createEtcdWatch(kv: Namespace, opts: { decode(kv: IKeyValue): It
             out.push({ type: 'put', item });
           }
         }
-        if (at > last) last = at;
         listener(out, at);
       }
 
@@ -69,7 +67,6 @@ export function createEtcdWatch(kv: Namespace, opts: { decode(kv: IKeyValue): It
           if (!now.has(key)) events.push({ type: 'delete', key, revision: snap.revision });
         for (const item of now.values()) if (known.get(item.key) !== item.revision) events.push({ type: 'put', item });
         known = new Map([...now.values()].map((i) => [i.key, i.revision]));
-        last = snap.revision;
         listener(events, snap.revision);
         await attach(snap.revision + 1);
       }
