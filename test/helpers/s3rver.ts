@@ -2,9 +2,15 @@
 // be stopped abruptly (open connections cut, as when a server dies) and started again on the same
 // port and directory, with the objects it held.
 
+import { createHash, randomBytes } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { mkdir, rename, rm } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
+import { dirname } from 'node:path';
+import { Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 
 interface S3rverInstance {
   run(): Promise<AddressInfo>;
@@ -13,7 +19,54 @@ interface S3rverInstance {
 }
 type S3rverClass = new (options: Record<string, unknown>) => S3rverInstance;
 
-const S3rver = createRequire(import.meta.url)('s3rver') as S3rverClass;
+const require = createRequire(import.meta.url);
+const S3rver = require('s3rver') as S3rverClass;
+
+interface StoredObject {
+  bucket: string;
+  key: string;
+  metadata: Record<string, string>;
+  content: Buffer | Readable;
+}
+interface FilesystemStore {
+  getResourcePath(bucket: string, key: string, resource: string): string;
+  putMetadata(bucket: string, key: string, metadata: Record<string, string>, md5: string): Promise<void>;
+  putObject(object: StoredObject): Promise<{ size: number; md5: string }>;
+}
+const store = require('s3rver/lib/stores/filesystem.js') as { prototype: FilesystemStore };
+
+// s3rver 3.7 opens the object file for writing (truncating it) when a PUT starts, and a PUT whose
+// client goes away leaves what arrived as the object. S3, MinIO and Swift replace an object only
+// when a PUT completes, which is what the recordings store relies on: write beside it and rename on
+// completion, so the fake keeps the promise of the servers it stands in for.
+store.prototype.putObject = async function putObject(object) {
+  const objectPath = this.getResourcePath(object.bucket, object.key, 'object');
+  await mkdir(dirname(objectPath), { recursive: true });
+  const part = `${objectPath}.${randomBytes(6).toString('hex')}.part`;
+  const md5 = createHash('md5');
+  let size = 0;
+  const source = Buffer.isBuffer(object.content) ? Readable.from([object.content]) : object.content;
+  try {
+    await pipeline(
+      source,
+      new Transform({
+        transform(chunk: Buffer, _encoding, callback) {
+          md5.update(chunk);
+          size += chunk.length;
+          callback(null, chunk);
+        },
+      }),
+      createWriteStream(part),
+    );
+    await rename(part, objectPath);
+  } catch (error) {
+    await rm(part, { force: true });
+    throw error;
+  }
+  const digest = md5.digest('hex');
+  await this.putMetadata(object.bucket, object.key, object.metadata, digest);
+  return { size, md5: digest };
+};
 
 export interface TestS3 {
   endpoint: string;
