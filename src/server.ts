@@ -247,6 +247,7 @@ export async function startGatehouse(
       });
       dbProxy = db.proxy;
       handle.dbAddr = db.addr;
+      services.publishDbEndpoint(db.addr);
       services.publishSshEndpoint(
         config.ssh_public_addr ? parseAddr('ssh_public_addr', config.ssh_public_addr) : handle.sshAddr,
       );

@@ -21,6 +21,7 @@ import type { Config } from './config/schema.js';
 import type { Clock } from './lib/clock.js';
 import { parseDuration } from './lib/duration.js';
 import type { Metrics } from './observability/metrics.js';
+import { createAccessChecker } from './proxy/access-checker.js';
 import { createKubeAccess, type KubeAccess } from './proxy/kube/kube-access.js';
 import { createKubeconfigs, type Kubeconfigs } from './proxy/kube/kubeconfig.js';
 import { createSshAccess, type SshAccess } from './proxy/ssh/access.js';
@@ -72,6 +73,9 @@ export interface Services extends AgentServices, AgentBasics {
   /** Where users reach the SSH proxy (ssh_public_addr, else where it listens); undefined without one. */
   sshEndpoint(): { host: string; port: number } | undefined;
   publishSshEndpoint(endpoint: { host: string; port: number }): void;
+  /** Where users reach the PostgreSQL proxy; undefined without one. */
+  dbEndpoint(): { host: string; port: number } | undefined;
+  publishDbEndpoint(endpoint: { host: string; port: number }): void;
   readiness: Record<string, () => Promise<void>>;
   /** Prometheus metrics, when enabled (e.g. sessions observe session_duration_seconds). */
   metrics?: Metrics;
@@ -170,6 +174,7 @@ export async function createServices(deps: {
   });
   const sessionRegistry = createSessionRegistry({ state, audit, clock });
   let sshEndpoint: { host: string; port: number } | undefined;
+  let dbEndpoint: { host: string; port: number } | undefined;
   const recordings = createRecordingService({
     config,
     record: (event) => audit.record(event),
@@ -184,6 +189,7 @@ export async function createServices(deps: {
     recordings,
     tickets,
     sshAccess,
+    access: createAccessChecker({ state }),
   });
   await roles.ensureBuiltins();
   await backfillFoldedNames(state, deps.warn ?? (() => {}));
@@ -219,6 +225,10 @@ export async function createServices(deps: {
     sshEndpoint: () => sshEndpoint,
     publishSshEndpoint: (endpoint) => {
       sshEndpoint = endpoint;
+    },
+    dbEndpoint: () => dbEndpoint,
+    publishDbEndpoint: (endpoint) => {
+      dbEndpoint = endpoint;
     },
     readiness: { backend: () => backend.ping(), audit: () => auditStore.ping() },
     ...(deps.metrics ? { metrics: deps.metrics } : {}),

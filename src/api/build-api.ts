@@ -139,7 +139,11 @@ export async function buildApi(services: Services, opts: ApiOptions): Promise<{ 
     sshKeyRoutes(scoped, services);
     jwksRoute(scoped, services);
     webhookRoutes(scoped, services);
-    sessionRoutes(scoped, { sessionService: services.sessions, sshEndpoint: services.sshEndpoint });
+    sessionRoutes(scoped, {
+      sessionService: services.sessions,
+      sshEndpoint: services.sshEndpoint,
+      dbEndpoint: services.dbEndpoint,
+    });
     sshCaRoutes(scoped, services);
     auditRoutes(scoped, services);
     if (opts.listener === 'auth') healthRoutes(scoped, { checks: services.readiness });

@@ -8,6 +8,7 @@ import { scopeOf } from '../auth/principal-pipeline.js';
 import { keys } from '../auth/records.js';
 import type { StateStore } from '../backend/state.js';
 import { conflict, forbidden, GatehouseError, notFound } from '../lib/errors.js';
+import type { AccessChecker } from '../proxy/access-checker.js';
 import type { SshAccess } from '../proxy/ssh/access.js';
 import type { RecordingService } from '../recordings/recording-service.js';
 import type { SessionRecord, SessionRegistry, SessionType } from './session-registry.js';
@@ -40,6 +41,8 @@ export function createSessionService(deps: {
   recordings: Pick<RecordingService, 'status' | 'openRecording' | 'openText' | 'watchLive' | 'searchText'>;
   tickets: Pick<TicketService, 'issue'>;
   sshAccess: Pick<SshAccess, 'authorize'>;
+  /** The proxies' one access decision, for database tickets. */
+  access: Pick<AccessChecker, 'authorize'>;
 }) {
   const { sessions, recordings, audit } = deps;
 
@@ -138,6 +141,43 @@ export function createSessionService(deps: {
         data: { login: input.login, via: 'ticket' },
       });
       return { ticket, expiresAt, server };
+    },
+
+    /**
+     * A one-time ticket for the caller itself, for a PostgreSQL database, user and name its rights
+     * reach now. The proxy checks the same decision again when the ticket is used.
+     */
+    async issueDbTicket(ctx: Ctx, input: { database: string; db_user: string; db_name: string }) {
+      const p = ctx.principal;
+      const byId = input.database.startsWith('db_')
+        ? deps.state.get<{ kind: string; name: string }>(keys.resource(input.database))?.value
+        : undefined;
+      const name = byId?.kind === 'database' ? byId.name : input.database;
+      const decision = deps.access.authorize(p, { kind: 'database', name }, [
+        { field: 'db_users', value: input.db_user },
+        { field: 'db_names', value: input.db_name },
+      ]);
+      if (!decision.allowed) {
+        if (!decision.resource) throw notFound('database', input.database);
+        throw forbidden(decision.reason);
+      }
+      const database = decision.resource;
+      if (database.protocol !== 'postgres') throw conflict(`${database.name} is not a PostgreSQL database`);
+      const { ticket, expiresAt } = await deps.tickets.issue({
+        principal: { kind: p.kind, id: p.id },
+        database_id: database.id,
+        login: input.db_user,
+        db_name: input.db_name,
+        ...scopeOf(p),
+      });
+      await audit.record({
+        type: 'access.allowed',
+        actor: actorOf(ctx),
+        target: { kind: 'database', id: database.id, name: database.name },
+        ...eventContext(ctx),
+        data: { db_user: input.db_user, db_name: input.db_name, via: 'ticket' },
+      });
+      return { ticket, expiresAt, database };
     },
 
     /**

@@ -5,7 +5,7 @@
 import { once } from 'node:events';
 import { PassThrough, Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
-import { GatehouseError } from '../../lib/errors.js';
+import { GatehouseError, invalidField } from '../../lib/errors.js';
 import { page } from '../../lib/paging.js';
 import type { SessionRecord } from '../../sessions/session-registry.js';
 import type { SessionService } from '../../sessions/session-service.js';
@@ -27,7 +27,11 @@ const tags = ['sessions'];
 
 export function sessionRoutes(
   app: App,
-  deps: { sessionService: SessionService; sshEndpoint(): { host: string; port: number } | undefined },
+  deps: {
+    sessionService: SessionService;
+    sshEndpoint(): { host: string; port: number } | undefined;
+    dbEndpoint(): { host: string; port: number } | undefined;
+  },
 ): void {
   const service = deps.sessionService;
   const view = async (record: SessionRecord) => (await service.view(record)) as SessionView;
@@ -86,23 +90,60 @@ export function sessionRoutes(
       config: { permission: { resource: 'sessions', verb: 'create' }, grants: ['self'] },
       schema: {
         tags,
-        summary: 'Prepare an SSH session: where to connect, as whom, and a one-time ticket (60 s)',
+        summary:
+          'Prepare an SSH or PostgreSQL session: where to connect, as whom, and a one-time ticket (60 s) to give as the password',
         body: TicketRequest,
         response: responses({ 201: Ticket }),
       },
     },
     async (request, reply) => {
+      const body = request.body;
+      const ctx = authenticatedContext(request);
+      const expires = (at: number) => ({
+        expires_at: new Date(at).toISOString(),
+        expires_in: Math.round(TICKET_TTL_MS / 1000),
+      });
+      const sshFields = body.server !== undefined || body.login !== undefined;
+      const dbFields = body.database !== undefined || body.db_user !== undefined || body.db_name !== undefined;
+      if (sshFields && dbFields) {
+        throw invalidField('/body', 'give server and login (SSH), or database, db_user and db_name, not both');
+      }
+      if (dbFields) {
+        for (const f of ['database', 'db_user', 'db_name'] as const) {
+          if (body[f] === undefined) throw invalidField(`/body/${f}`, 'is required for a database ticket');
+        }
+        const endpoint = deps.dbEndpoint();
+        if (!endpoint) throw new GatehouseError('unavailable', 'this instance runs no PostgreSQL proxy (roles: proxy)');
+        const input = {
+          database: body.database as string,
+          db_user: body.db_user as string,
+          db_name: body.db_name as string,
+        };
+        const { ticket, expiresAt, database } = await service.issueDbTicket(ctx, input);
+        reply.code(201);
+        return {
+          ticket,
+          ...expires(expiresAt),
+          database: { kind: 'database', id: database.id, name: database.name },
+          db_user: input.db_user,
+          db_name: input.db_name,
+          proxy: endpoint,
+          psql_conninfo: `host=${endpoint.host} port=${endpoint.port} user=${input.db_user}@${database.name} dbname=${input.db_name}`,
+        };
+      }
+      for (const f of ['server', 'login'] as const) {
+        if (body[f] === undefined) throw invalidField(`/body/${f}`, 'is required for an SSH ticket');
+      }
       const endpoint = deps.sshEndpoint();
       if (!endpoint) throw new GatehouseError('unavailable', 'this instance runs no SSH proxy (roles: proxy)');
-      const { login } = request.body;
-      const { ticket, expiresAt, server } = await service.issueTicket(authenticatedContext(request), request.body);
+      const login = body.login as string;
+      const { ticket, expiresAt, server } = await service.issueTicket(ctx, { server: body.server as string, login });
       const username = `${login}@${server.name}`;
       const portArg = endpoint.port === 22 ? '' : `-p ${endpoint.port} `;
       reply.code(201);
       return {
         ticket,
-        expires_at: new Date(expiresAt).toISOString(),
-        expires_in: Math.round(TICKET_TTL_MS / 1000),
+        ...expires(expiresAt),
         login,
         server: { kind: 'server', id: server.id, name: server.name },
         proxy: endpoint,

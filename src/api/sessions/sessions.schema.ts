@@ -84,21 +84,48 @@ export const RecordingQuery = Type.Object(
 );
 export const TicketRequest = Type.Object(
   {
-    server: Type.String({ minLength: 1, maxLength: 80, description: 'srv_… id or server name' }),
-    login: Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9._][A-Za-z0-9._-]*$' }),
+    server: Type.Optional(Type.String({ minLength: 1, maxLength: 80, description: 'SSH: srv_… id or server name' })),
+    login: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 64,
+        pattern: '^[A-Za-z0-9._][A-Za-z0-9._-]*$',
+        description: 'SSH: the login',
+      }),
+    ),
+    database: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 80, description: 'PostgreSQL: db_… id or database resource name' }),
+    ),
+    db_user: Type.Optional(Type.String({ minLength: 1, maxLength: 63, description: 'PostgreSQL: the database user' })),
+    db_name: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 63, description: 'PostgreSQL: the database to open' }),
+    ),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    description: 'Either server and login (SSH), or database, db_user and db_name (PostgreSQL)',
+  },
 );
 export const Ticket = Type.Object(
   {
-    ticket: Type.String({ description: 'One-time password for the SSH proxy, valid 60 s (shown once)' }),
+    ticket: Type.String({
+      description: 'One-time password for the SSH or PostgreSQL proxy, valid 60 s (shown once)',
+    }),
     expires_at: Timestamp,
     expires_in: Type.Integer(),
-    login: Type.String(),
-    server: Ref('server'),
+    login: Type.Optional(Type.String({ description: 'SSH: the login' })),
+    server: Type.Optional(Ref('server')),
+    database: Type.Optional(Ref('database')),
+    db_user: Type.Optional(Type.String()),
+    db_name: Type.Optional(Type.String()),
     proxy: Type.Object({ host: Type.String(), port: Type.Integer() }),
-    ssh_username: Type.String({ description: '<login>@<server>, the user name to give ssh' }),
-    ssh_command: Type.String({ description: 'A command line that connects (type the ticket as the password)' }),
+    ssh_username: Type.Optional(Type.String({ description: '<login>@<server>, the user name to give ssh' })),
+    ssh_command: Type.Optional(
+      Type.String({ description: 'A command line that connects (type the ticket as the password)' }),
+    ),
+    psql_conninfo: Type.Optional(
+      Type.String({ description: 'A libpq connection string for psql (give the ticket as the password)' }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -1,0 +1,195 @@
+// Ways into the PostgreSQL proxy besides an access token, with the real psql: one-time tickets from
+// POST /v1/sessions (RBAC at issue and again at connect), an agent's token and its kill switch, and
+// TLS through SSLRequest (psql sslmode=require). What a user sees: psql's output and messages.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { after, before, describe, test } from 'node:test';
+import { api, startTestServer, type TestServer, userWithRoles } from './helpers/gatehouse.js';
+import { psql, requirePostgres, through } from './helpers/psql.js';
+import { until } from './helpers/until.js';
+
+interface Event {
+  type: string;
+  actor: { kind: string; id?: string; name?: string };
+  target?: { kind: string; id: string; name?: string };
+  session_id?: string;
+  success: boolean;
+  data: Record<string, unknown>;
+}
+
+if (requirePostgres('PostgreSQL proxy access')) {
+  describe('PostgreSQL proxy: tickets and the agent kill switch', () => {
+    let gh: TestServer;
+    let port: number;
+    let alice: { id: string; token: string };
+    let dbId: string;
+    const admin = (method: string, path: string, body?: unknown) =>
+      api(gh.url, method, path, { token: gh.adminToken, ...(body === undefined ? {} : { body }) });
+    const as = (token: string, method: string, path: string, body?: unknown) =>
+      api(gh.url, method, path, { token, ...(body === undefined ? {} : { body }) });
+    const events = async (query: string) =>
+      (await admin('GET', `/v1/events?per_page=100&${query}`)).json.events as Event[];
+    const ticketFor = (token: string, body: Record<string, string>) => as(token, 'POST', '/v1/sessions', body);
+
+    before(async () => {
+      gh = await startTestServer();
+      port = gh.gatehouse.dbAddr?.port as number;
+      const db = await admin('POST', '/v1/resources', {
+        kind: 'database',
+        name: 'pg',
+        address: '127.0.0.1:5432',
+        protocol: 'postgres',
+        labels: { env: 'dev' },
+      });
+      assert.equal(db.status, 201, db.text);
+      dbId = db.json.id;
+      const hidden = await admin('POST', '/v1/resources', {
+        kind: 'database',
+        name: 'pg-prod',
+        address: '127.0.0.1:5432',
+        protocol: 'postgres',
+        labels: { env: 'prod' },
+      });
+      assert.equal(hidden.status, 201, hidden.text);
+      for (const name of ['db-dev', 'db-dev-2']) {
+        const role = await admin('POST', '/v1/roles', {
+          name,
+          allow: {
+            resources: [{ kinds: ['database'], labels: { env: 'dev' } }],
+            db_users: ['postgres'],
+            db_names: ['test'],
+            rules: [{ resources: ['sessions'], verbs: ['list', 'read', 'create'] }],
+          },
+        });
+        assert.equal(role.status, 201, role.text);
+      }
+      alice = await userWithRoles(gh, 'alice', ['db-dev']);
+    });
+    after(async () => {
+      await gh?.stop();
+    });
+
+    test('a ticket from POST /v1/sessions is the password once, for its database, user and name only', async () => {
+      const t = await ticketFor(alice.token, { database: 'pg', db_user: 'postgres', db_name: 'test' });
+      assert.equal(t.status, 201, t.text);
+      assert.match(t.json.ticket, /^ghs_/);
+      assert.equal(t.json.expires_in, 60);
+      assert.deepEqual(t.json.database, { kind: 'database', id: dbId, name: 'pg' });
+      assert.equal(t.json.db_user, 'postgres');
+      assert.equal(t.json.db_name, 'test');
+      assert.deepEqual(t.json.proxy, { host: '127.0.0.1', port });
+      assert.equal(t.json.psql_conninfo, `host=127.0.0.1 port=${port} user=postgres@pg dbname=test`);
+      assert.equal(t.json.ssh_command, undefined);
+
+      // Positive control: the ticket connects, through the conninfo the API gave.
+      const first = await psql(`${t.json.psql_conninfo} sslmode=disable`, t.json.ticket, ['-tAc', 'select 7']);
+      assert.equal(first.code, 0, first.stderr);
+      assert.equal(first.stdout.trim(), '7');
+      const start = await until(
+        'db.session.start',
+        async () => (await events(`type=db.session.start&actor=${alice.id}`))[0],
+      );
+      assert.equal(start.actor.name, 'alice');
+      assert.equal(start.target?.id, dbId);
+
+      const again = await psql(through(port, 'postgres', 'pg', 'test'), t.json.ticket, ['-c', 'select 1']);
+      assert.equal(again.code, 2);
+      assert.match(again.stderr, /gatehouse: the ticket is invalid, used or expired/);
+
+      // Another database name than the ticket's: refused (and the ticket is spent).
+      const other = await ticketFor(alice.token, { database: dbId, db_user: 'postgres', db_name: 'test' });
+      assert.equal(other.status, 201, other.text);
+      const wrongName = await psql(through(port, 'postgres', 'pg', 'postgres'), other.json.ticket, ['-c', 'select 1']);
+      assert.equal(wrongName.code, 2);
+      assert.match(wrongName.stderr, /the ticket is invalid, used or expired \(tickets are for one database/);
+      const issued = await events(`type=access.allowed&actor=${alice.id}`);
+      assert.ok(issued.some((e) => e.data.via === 'ticket' && e.data.db_name === 'test' && e.target?.id === dbId));
+    });
+
+    test('a ticket is refused at issue outside the roles (403, 404 for a hidden database), with a positive control', async () => {
+      const name = await ticketFor(alice.token, { database: 'pg', db_user: 'postgres', db_name: 'postgres' });
+      assert.equal(name.status, 403, name.text);
+      assert.match(name.json.detail, /database name postgres is not allowed on pg \(allowed: test\)/);
+      const user = await ticketFor(alice.token, { database: 'pg', db_user: 'app', db_name: 'test' });
+      assert.equal(user.status, 403, user.text);
+      assert.match(user.json.detail, /database user app is not allowed on pg/);
+      const hidden = await ticketFor(alice.token, { database: 'pg-prod', db_user: 'postgres', db_name: 'test' });
+      assert.equal(hidden.status, 404, hidden.text);
+      const mixed = await ticketFor(alice.token, { database: 'pg', db_user: 'postgres', db_name: 'test', login: 'x' });
+      assert.equal(mixed.status, 400, mixed.text);
+      const partial = await ticketFor(alice.token, { database: 'pg', db_user: 'postgres' });
+      assert.equal(partial.status, 400, partial.text);
+      assert.equal(partial.json.errors[0].path, '/body/db_name');
+      const ok = await ticketFor(alice.token, { database: 'pg', db_user: 'postgres', db_name: 'test' });
+      assert.equal(ok.status, 201, ok.text);
+    });
+
+    test('a ticket is checked again at connect: rights withdrawn after issue refuse it', async () => {
+      const bob = await userWithRoles(gh, 'bob', ['db-dev']);
+      const kept = await ticketFor(bob.token, { database: 'pg', db_user: 'postgres', db_name: 'test' });
+      const lost = await ticketFor(bob.token, { database: 'pg', db_user: 'postgres', db_name: 'test' });
+      assert.equal(lost.status, 201, lost.text);
+      // Positive control first: a ticket issued under the same rights connects.
+      const ok = await psql(through(port, 'postgres', 'pg', 'test'), kept.json.ticket, ['-tAc', 'select 8']);
+      assert.equal(ok.stdout.trim(), '8', ok.stderr);
+      const patch = await admin('PATCH', `/v1/users/${bob.id}`, { roles: ['auditor'] });
+      assert.equal(patch.status, 200, patch.text);
+      const refused = await psql(through(port, 'postgres', 'pg', 'test'), lost.json.ticket, ['-c', 'select 1']);
+      assert.equal(refused.code, 2);
+      assert.match(refused.stderr, /FATAL: {2}gatehouse: access denied: no database named pg that bob may reach/);
+      const rejected = await events(`type=session.rejected&actor=${bob.id}`);
+      assert.equal(rejected[0]?.success, false);
+    });
+
+    test('an agent connects with its token; suspending it ends its running statement and session at once', async () => {
+      const owner = await userWithRoles(gh, 'olivia', ['db-dev', 'db-dev-2']);
+      const agent = await admin('POST', '/v1/agents', { name: 'report-bot', roles: ['db-dev-2'], owner: owner.id });
+      assert.equal(agent.status, 201, agent.text);
+      const cred = await admin('POST', `/v1/agents/${agent.json.id}/credentials`, { type: 'token' });
+      assert.equal(cred.status, 201, cred.text);
+      const token = cred.json.access_token as string;
+      const ok = await psql(through(port, 'postgres', 'pg', 'test'), token, ['-tAc', 'select current_user']);
+      assert.equal(ok.stdout.trim(), 'postgres', ok.stderr);
+      const activeOf = async () =>
+        (await admin('GET', `/v1/sessions?status=active&principal=${agent.json.id}`)).json.sessions as Array<{
+          id: string;
+          kind: string;
+          bytes_in: number;
+        }>;
+      await until('the first session’s end', async () => ((await activeOf()).length === 0 ? true : undefined));
+
+      const child = spawn('psql', ['-X', through(port, 'postgres', 'pg', 'test'), '-c', 'select pg_sleep(30)'], {
+        env: { PATH: process.env.PATH ?? '', PGPASSWORD: token },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stderr = '';
+      child.stderr.on('data', (d) => {
+        stderr += d;
+      });
+      const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+      // Running: the statement has reached the proxy (and so the database).
+      const live = await until('the agent’s running statement', async () =>
+        (await activeOf()).find((s) => s.bytes_in > 0),
+      );
+      assert.equal(live.kind, 'db');
+      const suspendedAt = Date.now();
+      const patch = await admin('PATCH', `/v1/agents/${agent.json.id}`, { status: 'suspended' });
+      assert.equal(patch.status, 200, patch.text);
+      assert.deepEqual(patch.json.ended_sessions, [live.id]);
+      const code = await exited;
+      const took = Date.now() - suspendedAt;
+      assert.ok(took < 5_000, `psql outlived the suspension by ${took} ms`);
+      assert.notEqual(code, 0);
+      assert.match(stderr, /FATAL: {2}gatehouse: session terminated \(agent_suspended\)/);
+      const done = await until('the terminated record', async () => {
+        const r = (await admin('GET', `/v1/sessions/${live.id}`)).json;
+        return r.status !== 'active' ? r : undefined;
+      });
+      assert.equal(done.status, 'terminated');
+      assert.equal(done.end_reason, 'agent_suspended');
+      const refused = await psql(through(port, 'postgres', 'pg', 'test'), token, ['-c', 'select 1']);
+      assert.equal(refused.code, 2);
+      assert.match(refused.stderr, /gatehouse: the password is not a valid Gatehouse access token or ticket/);
+    });
+  });
+}
