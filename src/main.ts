@@ -3,17 +3,34 @@
 import './node-version.js';
 import { parseArgs } from 'node:util';
 import { adminCommand } from './cli/admin-reset.js';
-import { ConfigError, loadConfig } from './config/load.js';
+import { backendCommand } from './cli/backend-copy.js';
+import { ConfigError, loadConfig, unknownVariables } from './config/load.js';
 import { StartupError, startGatehouse, VERSION } from './server.js';
 
 const USAGE = `usage: gatehouse start [--config FILE]
        gatehouse admin reset [--config FILE] [--user NAME] [--force]
+       gatehouse backend copy --from URL --to URL [--force]
 
 start runs Gatehouse; admin reset restores admin access when no admin can log in (gatehouse admin
-reset --help). Settings come from FILE (YAML) and GATEHOUSE_* environment variables; see README.md.`;
+reset --help); backend copy moves the state into another store (gatehouse backend copy --help).
+Settings come from FILE (YAML) and GATEHOUSE_* environment variables; see README.md.`;
+
+/** Every port this process listens on, for the start line (roles decide which exist). */
+function listeners(g: Awaited<ReturnType<typeof startGatehouse>>): string[] {
+  const at = (a: { host: string; port: number }) => `${a.host.includes(':') ? `[${a.host}]` : a.host}:${a.port}`;
+  return [
+    g.authUrl && `auth API ${g.authUrl}`,
+    g.webUrl && `web ${g.webUrl}`,
+    g.sshAddr && `SSH ${at(g.sshAddr)}`,
+    g.kubeAddr && `Kubernetes https://${at(g.kubeAddr)}`,
+    g.dbAddr && `PostgreSQL ${at(g.dbAddr)}`,
+    g.metricsUrl && `metrics ${g.metricsUrl}/metrics`,
+  ].filter((x): x is string => Boolean(x));
+}
 
 async function main(argv: string[]): Promise<number> {
   if (argv[0] === 'admin') return adminCommand(argv.slice(1));
+  if (argv[0] === 'backend') return backendCommand(argv.slice(1));
   let parsed: ReturnType<typeof parseArgs>;
   try {
     parsed = parseArgs({
@@ -42,6 +59,7 @@ async function main(argv: string[]): Promise<number> {
   let gatehouse: Awaited<ReturnType<typeof startGatehouse>>;
   try {
     const config = loadConfig({ ...(typeof parsed.values.config === 'string' ? { file: parsed.values.config } : {}) });
+    for (const warning of unknownVariables()) process.stderr.write(`gatehouse: warning: ${warning}\n`);
     gatehouse = await startGatehouse(config);
   } catch (e) {
     if (e instanceof ConfigError) {
@@ -67,9 +85,7 @@ async function main(argv: string[]): Promise<number> {
       `\nFirst start: created user "admin". Its API key, shown only this once, is\n\n  ${gatehouse.bootstrap.generatedKey}\n\nand it was also written to ${gatehouse.bootstrap.keyFile} (mode 0600).\n\n`,
     );
   }
-  process.stdout.write(
-    `Gatehouse ${VERSION}: auth API ${gatehouse.authUrl}${gatehouse.webUrl ? `, web ${gatehouse.webUrl}` : ''}${gatehouse.metricsUrl ? `, metrics ${gatehouse.metricsUrl}/metrics` : ''}\n`,
-  );
+  process.stdout.write(`Gatehouse ${VERSION}: ${listeners(gatehouse).join(', ')}\n`);
 
   await new Promise<void>((resolveStop) => {
     let stopping = false;
