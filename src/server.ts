@@ -14,7 +14,7 @@ import { ConfigError } from './config/load.js';
 import type { Config } from './config/schema.js';
 import { type Clock, systemClock } from './lib/clock.js';
 import { parseDuration } from './lib/duration.js';
-import { instrumentAuditStore } from './observability/audit-metrics.js';
+import { instrumentAuditStore, watchAuditStatus } from './observability/audit-metrics.js';
 import { createMetrics, type Metrics } from './observability/metrics.js';
 import type { DbProxy } from './proxy/db/db-proxy.js';
 import { startDbProxy } from './proxy/db/start.js';
@@ -103,6 +103,7 @@ export async function startGatehouse(
   const { backend, auditStore } = await openStores(config, dataDir);
   const metrics = config.metrics_enabled ? createMetrics({ prefix: config.metrics_prefix, clock }) : undefined;
   metrics?.setHealthChecks({ backend: () => backend.ping(), audit: () => auditStore.ping() });
+  if (metrics) watchAuditStatus(auditStore, metrics);
   const services = await createServices({
     config,
     backend,

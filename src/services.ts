@@ -5,6 +5,7 @@ import { resolve } from 'node:path';
 import { type AgentBasics, type AgentServices, createAgentBasics, createAgentServices } from './agents/wiring.js';
 import { type AuditLog, createAuditLog } from './audit/audit-log.js';
 import { type AuditReadService, createAuditReadService } from './audit/audit-read.js';
+import { auditReadiness } from './audit/readiness.js';
 import type { AuditStore } from './audit/types.js';
 import { type Covering, createCovering } from './auth/covering.js';
 import { recordDelegationTrail } from './auth/delegation-trail.js';
@@ -76,7 +77,8 @@ export interface Services extends AgentServices, AgentBasics {
   /** Where users reach the PostgreSQL proxy; undefined without one. */
   dbEndpoint(): { host: string; port: number } | undefined;
   publishDbEndpoint(endpoint: { host: string; port: number }): void;
-  readiness: Record<string, () => Promise<void>>;
+  /** /readyz checks; one that answers a string is ready, with that detail. */
+  readiness: Record<string, () => Promise<void | string>>;
   /** Prometheus metrics, when enabled (e.g. sessions observe session_duration_seconds). */
   metrics?: Metrics;
   close(): void;
@@ -230,7 +232,7 @@ export async function createServices(deps: {
     publishDbEndpoint: (endpoint) => {
       dbEndpoint = endpoint;
     },
-    readiness: { backend: () => backend.ping(), audit: () => auditStore.ping() },
+    readiness: { backend: () => backend.ping(), audit: () => auditReadiness(auditStore) },
     ...(deps.metrics ? { metrics: deps.metrics } : {}),
     close: () => {
       agentBasics.usage.stop();

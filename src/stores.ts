@@ -8,6 +8,7 @@ import { isEmbeddedBackend, openBackend, sqliteBackendPath } from './backend/ope
 import type { Backend } from './backend/types.js';
 import { ConfigError } from './config/load.js';
 import type { Config } from './config/schema.js';
+import { parseDuration } from './lib/duration.js';
 
 /** Gatehouse could not start for a reason outside its config (a store down, a port taken). */
 export class StartupError extends Error {
@@ -44,6 +45,8 @@ export async function openStores(
     const auditStore = await openAuditStore(config.audit_url, {
       sqlitePath: resolve(dataDir, 'audit.db'),
       synchronous: config.sqlite.synchronous,
+      ...(config.audit_read_url ? { readUrl: config.audit_read_url } : {}),
+      writeTimeoutMs: parseDuration(config.audit.write_timeout) as number,
     });
     return { backend, auditStore };
   } catch (e) {

@@ -47,7 +47,7 @@ export function createAuditLog(deps: { store: AuditStore; clock: Clock; onError?
       } catch (error) {
         deps.onError?.(error);
         throw new GatehouseError(
-          'unavailable',
+          'audit_unavailable',
           'the audit store is unavailable; this request is not confirmed, check its outcome before retrying',
           {
             cause: error,

@@ -22,6 +22,7 @@ export interface EventFilters {
   success?: boolean;
   from?: string;
   to?: string;
+  consistency?: 'eventual' | 'strong';
 }
 
 function toStoreQuery(f: EventFilters): AuditQuery {
@@ -41,6 +42,7 @@ function toStoreQuery(f: EventFilters): AuditQuery {
   if (f.success !== undefined) q.success = f.success;
   if (from !== undefined) q.from = from;
   if (to !== undefined) q.to = to;
+  if (f.consistency !== undefined) q.consistency = f.consistency;
   if (f.cursor !== undefined) q.cursor = f.cursor;
   else q.offset = (f.page - 1) * f.per_page;
   return q;
@@ -57,6 +59,8 @@ export function createAuditReadService(deps: { audit: AuditLog }) {
         events: result.events,
         pagination: { total: result.total ?? 0, page: f.page, per_page: f.per_page, total_limit: TOTAL_LIMIT },
         next_cursor: result.nextCursor ?? null,
+        // Not part of the body (the response schema drops it): the route answers it as a header.
+        ...(result.replicaLagSeconds === undefined ? {} : { replica_lag_seconds: result.replicaLagSeconds }),
       };
     } catch (error) {
       if (error instanceof InvalidCursorError)
@@ -68,8 +72,15 @@ export function createAuditReadService(deps: { audit: AuditLog }) {
   return {
     listEvents: (f: EventFilters) => queryPage(f),
 
-    /** Every matching event, newest first, one JSON object per line, read in batches by cursor. */
-    async *exportEvents(ctx: RequestContext, f: EventFilters): AsyncGenerator<string> {
+    /**
+     * Every matching event, newest first, one JSON object per line, read in batches by cursor.
+     * onFirstPage learns the replica lag of the first batch (undefined when the primary answered).
+     */
+    async *exportEvents(
+      ctx: RequestContext,
+      f: EventFilters,
+      onFirstPage?: (replicaLagSeconds: number | undefined) => void,
+    ): AsyncGenerator<string> {
       const base = { ...toStoreQuery({ ...f, page: 1 }), limit: EXPORT_BATCH };
       delete base.offset;
       await deps.audit.record({
@@ -81,6 +92,7 @@ export function createAuditReadService(deps: { audit: AuditLog }) {
       let cursor: string | undefined;
       do {
         const page = await deps.audit.query(cursor === undefined ? base : { ...base, cursor });
+        if (cursor === undefined) onFirstPage?.(page.replicaLagSeconds);
         if (page.events.length > 0) yield `${page.events.map((e) => JSON.stringify(e)).join('\n')}\n`;
         cursor = page.nextCursor;
       } while (cursor !== undefined);
@@ -102,6 +114,7 @@ export function createAuditReadService(deps: { audit: AuditLog }) {
             session_id: start.session_id ?? '',
             types: ['session.end', 'db.session.end', 'session.terminated', 'recording.*'],
             limit: 20,
+            ...(f.consistency ? { consistency: f.consistency } : {}),
           });
           return toSessionRow(start, later.events);
         }),

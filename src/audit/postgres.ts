@@ -1,247 +1,182 @@
 // The production audit store: events in one PostgreSQL table (jsonb body, a column and an index per
-// filter), written with group commit and read with the same semantics as the SQLite store.
+// filter), written with group commit to the primary among the URL's hosts, read from the primary
+// or from a replica (readUrl).
 //
 // Writing. One flush at a time per store: appends that arrive while a flush is in progress wait and
 // go together in the next one, as ONE call of the append function (a multi-row INSERT from unnest()
-// arrays: one statement, one transaction, one round trip, one WAL flush). Each append's promise
-// resolves after that COMMIT. If the batch fails with a database error (a duplicate id, a value
-// PostgreSQL cannot store), each append is retried in its own transaction, so one bad append fails
-// only its own caller.
+// arrays: one statement, one transaction, one round trip, one WAL flush) on the store's writer
+// connection. Each append's promise resolves after that COMMIT, which the session's
+// synchronous_commit (on by default) makes wait for the synchronous standby when the primary names
+// one. If the batch fails with a database error (a duplicate id, a value PostgreSQL cannot store),
+// each append is retried in its own transaction, so one bad append fails only its own caller.
 //
-// Write order across instances. Several Gatehouse instances may share the table. The append function
-// takes a transaction-scoped advisory lock before drawing seq values, so transactions draw seqs and
-// commit one after another: a reader that has seen seq N will never later see a newly committed
-// event below N. That is what lets tail() and cursors use `seq > / < position` and see every event
-// exactly once. The lock is held for the commit only (a few ms); readers never take it.
+// Failover. If the connection is lost mid-commit, the outcome is unknown: the batch is retried on
+// whichever host is primary next (found by pg-primary.ts), inserting only the events not already
+// there (ids are unique), until each append's deadline (writeTimeoutMs); an append still not
+// committed then fails with audit_unavailable (503). Nothing is acknowledged before a COMMIT returned.
 //
-// Migrations are versioned in <schema>.schema_migrations and run in one transaction under an advisory
-// lock, so several instances starting at once are safe.
-import { createHash } from 'node:crypto';
+// Write order across instances. The append function takes a transaction-scoped advisory lock before
+// drawing seq values, so transactions draw seqs and commit one after another: a reader that has seen
+// seq N will never later see a newly committed event below N. That is what lets tail() and cursors
+// use `seq > / < position`. The lock is held for the commit only; readers never take it.
 import pg from 'pg';
-import { prefixUpperBound } from '../lib/prefix-range.js';
-import { checkDeleteBefore, checkQuery, checkTail, decodePosition, encodePosition } from './sqlite.js';
-import type { AuditEvent, AuditPage, AuditQuery, AuditStore } from './types.js';
+import { backoffMs, createHostTracker, isConnectionLoss, type Target, unavailable } from './pg-primary.js';
+import { deleteEventsBefore, queryEvents, replayLagSeconds, tailEvents } from './pg-read.js';
+import { column, encodeBody, migrate, quote } from './pg-schema.js';
+import { parseAuditUrl } from './pg-url.js';
+import type { AuditEvent, AuditStore, AuditStoreStatus } from './types.js';
+
+export { AUDIT_POSTGRES_SCHEMA_VERSION } from './pg-schema.js';
+export { PostgresAuditUrlError, parsePostgresAuditUrl } from './pg-url.js';
 
 export interface PostgresAuditOptions {
-  /** postgres:// or postgresql:// URL; `?schema=name` selects a schema other than public. */
+  /** postgres:// URL, one host or several (h1:5432,h2:5433); `?schema=name` selects a schema. */
   url: string;
   /** Overrides the URL's schema parameter. Created if missing. */
   schema?: string;
-  /** Connections in the pool (default 10). One carries the writes; the rest serve reads. */
+  /** A replica for query() (not tail(): the webhook dispatcher must see every committed event at once). */
+  readUrl?: string;
+  /** Connections per pool (default 10), besides the writer connection. */
   poolSize?: number;
+  /** How long an append may wait for a primary and its commit before failing (default 10 s). */
+  writeTimeoutMs?: number;
   /** Errors no caller awaits (an idle connection dropped by the server), for logging. */
   onError?: (error: unknown) => void;
   /** Called after each group commit with how many appends and events it carried (for metrics and tests). */
   onBatch?: (info: { appends: number; events: number; fallback: boolean }) => void;
 }
 
-/** Thrown for a URL or schema name this store cannot use. */
-export class PostgresAuditUrlError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'PostgresAuditUrlError';
-  }
-}
-
-const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
-
-/** Splits the schema parameter off the URL (node-postgres must not see it) and checks it. */
-export function parsePostgresAuditUrl(url: string, schema?: string): { connectionString: string; schema: string } {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new PostgresAuditUrlError('not a valid URL');
-  }
-  if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') {
-    throw new PostgresAuditUrlError(`the scheme must be postgres:// or postgresql://, not ${parsed.protocol}//`);
-  }
-  const fromUrl = parsed.searchParams.get('schema');
-  parsed.searchParams.delete('schema');
-  const chosen = schema ?? fromUrl ?? 'public';
-  if (!SCHEMA_NAME.test(chosen)) {
-    throw new PostgresAuditUrlError(
-      `schema ${JSON.stringify(chosen)} must be a letter or _ followed by up to 62 letters, digits or _`,
-    );
-  }
-  return { connectionString: parsed.toString(), schema: chosen };
-}
-
-/** A signed 64-bit advisory lock key for a purpose within a schema. */
-function lockKey(purpose: string, schema: string): string {
-  return createHash('sha256').update(`gatehouse.audit.${purpose}:${schema}`).digest().readBigInt64BE(0).toString();
-}
-
-const quote = (identifier: string) => `"${identifier.replace(/"/g, '""')}"`;
-
-/** Schema versions, applied once each in order. Never edit a released entry; append a new one. */
-function migrations(schema: string): string[] {
-  const s = quote(schema);
-  const appendLock = lockKey('append', schema);
-  return [
-    `CREATE TABLE ${s}.events (
-       seq BIGSERIAL PRIMARY KEY,
-       id TEXT COLLATE "C" NOT NULL UNIQUE,
-       time_ms BIGINT NOT NULL,
-       type TEXT COLLATE "C" NOT NULL,
-       actor_id TEXT COLLATE "C",
-       actor_kind TEXT COLLATE "C",
-       target_id TEXT COLLATE "C",
-       session_id TEXT COLLATE "C",
-       success BOOLEAN NOT NULL,
-       body JSONB NOT NULL
-     );
-     -- Each filter index is ordered by (column, seq), so "newest first, filtered" is an index range
-     -- read backwards; the type, time and outcome columns after seq are checked inside the index
-     -- (no heap visit for rows that do not match) and make counting an index-only scan.
-     CREATE INDEX events_time ON ${s}.events (time_ms, seq, success);
-     CREATE INDEX events_type ON ${s}.events (type, seq, time_ms, success);
-     CREATE INDEX events_actor ON ${s}.events (actor_id, seq, type, time_ms, success);
-     CREATE INDEX events_actor_kind ON ${s}.events (actor_kind, seq, type, time_ms, success);
-     CREATE INDEX events_target ON ${s}.events (target_id, seq, type, time_ms, success);
-     CREATE INDEX events_session ON ${s}.events (session_id, seq, type, time_ms, success);
-     CREATE INDEX events_failed ON ${s}.events (seq) WHERE NOT success;
-     CREATE FUNCTION ${s}.append_events(
-       ids TEXT[], times BIGINT[], types TEXT[], actor_ids TEXT[], actor_kinds TEXT[],
-       target_ids TEXT[], session_ids TEXT[], successes BOOLEAN[], bodies JSONB[]
-     ) RETURNS void LANGUAGE plpgsql AS $fn$
-     BEGIN
-       -- Writers draw seqs and commit one at a time (see src/audit/postgres.ts).
-       PERFORM pg_advisory_xact_lock(${appendLock});
-       INSERT INTO ${s}.events (id, time_ms, type, actor_id, actor_kind, target_id, session_id, success, body)
-       SELECT u.id, u.time_ms, u.type, u.actor_id, u.actor_kind, u.target_id, u.session_id, u.success, u.body
-       FROM unnest(ids, times, types, actor_ids, actor_kinds, target_ids, session_ids, successes, bodies)
-         WITH ORDINALITY AS u(id, time_ms, type, actor_id, actor_kind, target_id, session_id, success, body, n)
-       ORDER BY u.n;
-     END
-     $fn$;`,
-  ];
-}
-
-export const AUDIT_POSTGRES_SCHEMA_VERSION = migrations('public').length;
-
-async function migrate(pool: pg.Pool, schema: string): Promise<void> {
-  const s = quote(schema);
-  const list = migrations(schema);
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
-    await client.query('SELECT pg_advisory_xact_lock($1::bigint)', [lockKey('migrate', schema)]);
-    // CREATE SCHEMA IF NOT EXISTS needs the CREATE privilege even when the schema exists; ask first.
-    const exists = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema]);
-    if (exists.rowCount === 0) await client.query(`CREATE SCHEMA ${s}`);
-    await client.query(
-      `CREATE TABLE IF NOT EXISTS ${s}.schema_migrations (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())`,
-    );
-    const { rows } = await client.query<{ v: number }>(
-      `SELECT COALESCE(MAX(version), 0)::int AS v FROM ${s}.schema_migrations`,
-    );
-    const applied = rows[0]?.v ?? 0;
-    if (applied > list.length) {
-      throw new Error(
-        `the audit database (schema ${schema}) is at schema version ${applied}, newer than this Gatehouse (${list.length}); upgrade Gatehouse`,
-      );
-    }
-    for (let version = applied + 1; version <= list.length; version++) {
-      await client.query(list[version - 1] as string);
-      await client.query(`INSERT INTO ${s}.schema_migrations (version) VALUES ($1)`, [version]);
-    }
-    await client.query('COMMIT');
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => {});
-    throw error;
-  } finally {
-    client.release();
-  }
-}
-
-// jsonb cannot hold U+0000 or a lone surrogate (JSON.stringify writes them as \u0000 and \udXXX
-// escapes), and text columns cannot hold U+0000. Such an event is still stored losslessly: its JSON
-// text goes into the body as one jsonb string, and its filter columns get U+FFFD in place of U+0000
-// (a filter containing U+0000 matches nothing here; see where()).
-const UNSTORABLE_IN_JSONB = /\\u0000|\\ud[89a-f][0-9a-f]{2}/i;
-const RAW_KEY = '$gatehouse_json';
-
-function encodeBody(e: AuditEvent): string {
-  const json = JSON.stringify(e);
-  return UNSTORABLE_IN_JSONB.test(json) ? JSON.stringify({ [RAW_KEY]: json }) : json;
-}
-
-function decodeBody(body: AuditEvent | { [RAW_KEY]: string }): AuditEvent {
-  return RAW_KEY in body && typeof body[RAW_KEY] === 'string'
-    ? (JSON.parse(body[RAW_KEY]) as AuditEvent)
-    : (body as AuditEvent);
-}
-
-const column = (v: string | undefined): string | null => (v === undefined ? null : v.replaceAll('\u0000', '\ufffd'));
-
 interface Pending {
   events: AuditEvent[];
+  deadline: number;
+  settled: boolean;
   resolve: () => void;
   reject: (e: unknown) => void;
-}
-
-interface Row {
-  seq: string | number;
-  body: AuditEvent | { [RAW_KEY]: string };
 }
 
 /** Most events one group commit carries (more wait for the next one; a larger single append goes alone). */
 const MAX_BATCH_EVENTS = 20_000;
 
+const settle = (p: Pending, error?: unknown) => {
+  if (p.settled) return;
+  p.settled = true;
+  if (error === undefined) p.resolve();
+  else p.reject(error);
+};
+
 export async function openPostgresAuditStore(opts: PostgresAuditOptions): Promise<AuditStore> {
-  const { connectionString, schema } = parsePostgresAuditUrl(opts.url, opts.schema);
-  const s = quote(schema);
-  const pool = new pg.Pool({
-    connectionString,
-    max: opts.poolSize ?? 10,
-    connectionTimeoutMillis: 5_000, // readiness checks (ping) must not hang on an unreachable server
-    idleTimeoutMillis: 30_000,
-  });
-  pool.on('error', (error) => opts.onError?.(error));
+  const url = parseAuditUrl(opts.url, opts.schema === undefined ? {} : { schema: opts.schema });
+  const s = quote(url.schema);
+  const writeTimeoutMs = opts.writeTimeoutMs ?? 10_000;
+  const poolSize = opts.poolSize ?? 10;
+  const onError = opts.onError;
+  const primary = createHostTracker(url, { poolSize, role: 'primary', ...(onError ? { onError } : {}) });
+  const replica = opts.readUrl
+    ? createHostTracker(parseAuditUrl(opts.readUrl, { defaultAttrs: 'prefer-standby' }), {
+        poolSize,
+        role: 'replica',
+        ...(onError ? { onError } : {}),
+      })
+    : undefined;
   try {
-    await migrate(pool, schema);
+    // One pass over the hosts: a store that cannot be opened is a start-up error, reported at once.
+    await migrate((await primary.target(Date.now())).pool, url.schema);
   } catch (error) {
-    await pool.end().catch(() => {});
-    throw error;
+    await Promise.allSettled([primary.close(), replica?.close()]);
+    const cause = (error as Error).cause;
+    throw cause instanceof Error ? new Error(`${(error as Error).message}: ${cause.message}`, { cause }) : error;
   }
 
   const appendSql = `SELECT ${s}.append_events($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::boolean[], $9::jsonb[])`;
-  const appendName = 'gatehouse-audit-append'; // one pool per store, so one schema per connection
+  const appendName = 'gatehouse-audit-append'; // one writer per store, so one schema per connection
+  let lastCommitAt: number | undefined;
 
-  async function insert(events: AuditEvent[]): Promise<void> {
-    const columns: unknown[][] = [[], [], [], [], [], [], [], [], []];
-    const [ids, times, types, actorIds, actorKinds, targetIds, sessionIds, successes, bodies] = columns as [
-      unknown[],
-      unknown[],
-      unknown[],
-      unknown[],
-      unknown[],
-      unknown[],
-      unknown[],
-      unknown[],
-      unknown[],
-    ];
+  function columns(events: AuditEvent[]): unknown[][] {
+    const cols: unknown[][] = [[], [], [], [], [], [], [], [], []];
     for (const e of events) {
-      ids.push(column(e.id));
-      times.push(Date.parse(e.time));
-      types.push(column(e.type));
-      actorIds.push(column(e.actor.id));
-      actorKinds.push(column(e.actor.kind));
-      targetIds.push(column(e.target?.id));
-      sessionIds.push(column(e.session_id));
-      successes.push(e.success);
-      bodies.push(encodeBody(e));
+      const row = [
+        column(e.id),
+        Date.parse(e.time),
+        column(e.type),
+        column(e.actor.id),
+        column(e.actor.kind),
+        column(e.target?.id),
+        column(e.session_id),
+        e.success,
+        encodeBody(e),
+      ];
+      for (let i = 0; i < row.length; i++) (cols[i] as unknown[]).push(row[i]);
     }
-    // A named statement is parsed once per connection.
-    await pool.query({ name: appendName, text: appendSql, values: columns });
+    return cols;
+  }
+
+  /** A commit that outlives the deadline is cut off (its socket destroyed) and counted as lost. */
+  async function commit(target: Target, events: AuditEvent[], deadline: number): Promise<void> {
+    const client = await target.writer();
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => {
+          target.dropWriter();
+          reject(new Error('the audit commit did not complete in time'));
+        },
+        Math.max(1, deadline - Date.now()),
+      );
+    });
+    try {
+      await Promise.race([client.query({ name: appendName, text: appendSql, values: columns(events) }), timeout]);
+      lastCommitAt = Date.now();
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Events of `events` not yet stored (after a commit whose outcome is unknown). */
+  async function missing(target: Target, events: AuditEvent[]): Promise<AuditEvent[]> {
+    const { rows } = await target.pool.query<{ id: string }>(`SELECT id FROM ${s}.events WHERE id = ANY($1::text[])`, [
+      events.map((e) => column(e.id)),
+    ]);
+    const stored = new Set(rows.map((r) => r.id));
+    return events.filter((e) => !stored.has(column(e.id) as string));
+  }
+
+  /** Commits events on the primary, following failovers until the deadline. */
+  async function insert(events: AuditEvent[], deadline: () => number): Promise<void> {
+    let unknownOutcome = false;
+    for (let attempt = 0; ; attempt++) {
+      const target = await primary.target(deadline());
+      try {
+        const todo = unknownOutcome ? await missing(target, events) : events;
+        if (todo.length > 0) await commit(target, todo, deadline());
+        return;
+      } catch (error) {
+        if (!isConnectionLoss(error)) throw error;
+        unknownOutcome = true;
+        primary.invalidate(target);
+        if (Date.now() >= deadline()) {
+          throw unavailable('the audit commit did not complete; the request is not confirmed', error);
+        }
+        await new Promise((r) => setTimeout(r, backoffMs(attempt)));
+      }
+    }
   }
 
   let queue: Pending[] = [];
+  let inFlight: Pending[] = [];
   let flushing = false;
   let closed = false;
   let closing: Promise<void> | undefined;
   let idle: (() => void) | undefined;
+
+  // Appends whose deadline passed while the flush was stuck (no primary, a commit waiting for a
+  // standby) answer 503 now rather than when the flush gives up.
+  const sweeper = setInterval(() => {
+    const now = Date.now();
+    const expired = unavailable('no durable audit write was possible in time; the request is not confirmed');
+    for (const p of [...inFlight, ...queue]) if (p.deadline <= now) settle(p, expired);
+    queue = queue.filter((p) => !p.settled);
+  }, 100);
+  sweeper.unref();
 
   function take(): Pending[] {
     let events = 0;
@@ -257,28 +192,33 @@ export async function openPostgresAuditStore(opts: PostgresAuditOptions): Promis
 
   async function write(batch: Pending[]): Promise<void> {
     const events = batch.flatMap((p) => p.events);
+    // The batch keeps trying while any of its appends may still be answered.
+    const deadline = () => Math.max(...batch.filter((p) => !p.settled).map((p) => p.deadline), 0);
+    inFlight = batch;
     try {
-      await insert(events);
+      await insert(events, deadline);
     } catch (error) {
       // A database error may be one append's fault: give each its own transaction. Anything else
-      // (connection refused, pool closed) would fail them all the same way.
+      // (no primary, pool closed) would fail them all the same way.
       if (batch.length === 1 || !(error instanceof pg.DatabaseError)) {
-        for (const p of batch) p.reject(error);
+        for (const p of batch) settle(p, error);
         opts.onBatch?.({ appends: batch.length, events: events.length, fallback: false });
         return;
       }
       for (const p of batch) {
         try {
-          await insert(p.events);
-          p.resolve();
+          await insert(p.events, () => p.deadline);
+          settle(p);
         } catch (each) {
-          p.reject(each);
+          settle(p, each);
         }
       }
       opts.onBatch?.({ appends: batch.length, events: events.length, fallback: true });
       return;
+    } finally {
+      inFlight = [];
     }
-    for (const p of batch) p.resolve();
+    for (const p of batch) settle(p);
     opts.onBatch?.({ appends: batch.length, events: events.length, fallback: false });
   }
 
@@ -290,50 +230,24 @@ export async function openPostgresAuditStore(opts: PostgresAuditOptions): Promis
     idle?.();
   }
 
-  function where(q: AuditQuery, params: unknown[]): string[] {
-    const p = (value: unknown) => {
-      params.push(value);
-      return `$${params.length}`;
-    };
-    // PostgreSQL text cannot hold U+0000, so no stored value contains it: such a filter matches nothing
-    // (sending it would be an encoding error).
-    const storable = (v: string) => !v.includes('\u0000');
-    const clauses: string[] = [];
-    if (q.types && q.types.length > 0) {
-      const ors = q.types.map((t) => {
-        if (!storable(t)) return 'FALSE';
-        if (t.endsWith('*')) {
-          // A range over "C"-collated text: byte order, case-sensitive, served by the type index.
-          const prefix = t.slice(0, -1);
-          return `(type >= ${p(prefix)} AND type < ${p(prefixUpperBound(prefix))})`;
-        }
-        return `type = ${p(t)}`;
-      });
-      clauses.push(ors.length === 1 ? (ors[0] as string) : `(${ors.join(' OR ')})`);
+  /** A read on the primary; a lost connection makes the next call look for the primary again. */
+  async function onPrimary<T>(read: (pool: pg.Pool) => Promise<T>): Promise<T> {
+    const target = await primary.target(Date.now() + writeTimeoutMs);
+    try {
+      return await read(target.pool);
+    } catch (error) {
+      if (!isConnectionLoss(error) || closed) throw error;
+      primary.invalidate(target);
+      throw unavailable('the audit store did not answer', error);
     }
-    const equal = (column: string, value: string | undefined) => {
-      if (value === undefined) return;
-      clauses.push(storable(value) ? `${column} = ${p(value)}` : 'FALSE');
-    };
-    equal('actor_id', q.actor);
-    equal('actor_kind', q.actor_kind);
-    equal('target_id', q.target);
-    equal('session_id', q.session_id);
-    // A literal, so that the partial index of failures applies.
-    if (q.success !== undefined) clauses.push(q.success ? 'success' : 'NOT success');
-    if (q.from !== undefined) clauses.push(`time_ms >= ${p(Math.ceil(q.from))}`);
-    if (q.to !== undefined) clauses.push(`time_ms <= ${p(Math.floor(q.to))}`);
-    return clauses;
   }
 
-  const whereSql = (clauses: string[]) => (clauses.length > 0 ? `WHERE ${clauses.join(' AND ')}` : '');
-
-  return {
+  const store: AuditStore = {
     append(events) {
       if (closed) return Promise.reject(new Error('audit store is closed'));
       if (events.length === 0) return Promise.resolve();
       return new Promise((resolve, reject) => {
-        queue.push({ events, resolve, reject });
+        queue.push({ events, deadline: Date.now() + writeTimeoutMs, settled: false, resolve, reject });
         if (!flushing) {
           flushing = true;
           void flushLoop();
@@ -342,74 +256,59 @@ export async function openPostgresAuditStore(opts: PostgresAuditOptions): Promis
     },
 
     async query(q) {
-      checkQuery(q);
-      const before = q.cursor === undefined ? undefined : decodePosition(q.cursor);
-      const params: unknown[] = [];
-      const clauses = where(q, params);
-      if (before !== undefined) {
-        params.push(before);
-        clauses.push(`seq < $${params.length}::bigint`);
+      if (replica && q.consistency !== 'strong') {
+        const target = replica.known() ?? (await replica.target(Date.now()).catch(() => undefined));
+        if (target) {
+          try {
+            const [page, lag] = await Promise.all([queryEvents(target.pool, s, q), replayLagSeconds(target.pool)]);
+            return lag === undefined ? page : { ...page, replicaLagSeconds: lag };
+          } catch (error) {
+            if (!isConnectionLoss(error)) throw error;
+            replica.invalidate(target);
+            onError?.(error);
+          }
+        }
+        // The replica is down: the primary answers (strong reads are never worse than eventual ones).
       }
-      params.push(q.limit + 1); // one more than asked says whether there is a next page
-      let sql = `SELECT seq, body FROM ${s}.events ${whereSql(clauses)} ORDER BY seq DESC LIMIT $${params.length}`;
-      if (q.offset) {
-        params.push(q.offset);
-        sql += ` OFFSET $${params.length}`;
-      }
-      let counting: Promise<number> | undefined;
-      if (q.countUpTo !== undefined) {
-        const countParams: unknown[] = [];
-        const countClauses = where(q, countParams);
-        countParams.push(q.countUpTo);
-        counting = pool
-          .query<{ n: number }>(
-            `SELECT count(*)::int AS n FROM (SELECT 1 FROM ${s}.events ${whereSql(countClauses)} LIMIT $${countParams.length}) AS matching`,
-            countParams,
-          )
-          .then((r) => r.rows[0]?.n ?? 0);
-      }
-      // The page and the count run on two connections at once.
-      const [result, total] = await Promise.all([pool.query<Row>(sql, params), counting]);
-      const rows = result.rows;
-      const more = rows.length > q.limit;
-      if (more) rows.pop();
-      const page: AuditPage = { events: rows.map((r) => decodeBody(r.body)) };
-      if (total !== undefined) page.total = total;
-      const last = rows[rows.length - 1];
-      if (more && last) page.nextCursor = encodePosition(last.seq);
-      return page;
+      return onPrimary((pool) => queryEvents(pool, s, q));
     },
 
-    async tail(position, limit) {
-      checkTail(limit);
-      const after = position === undefined ? undefined : decodePosition(position, 'tail position');
-      const { rows } =
-        after === undefined
-          ? await pool.query<Row>(`SELECT seq, body FROM ${s}.events ORDER BY seq LIMIT $1`, [limit])
-          : await pool.query<Row>(`SELECT seq, body FROM ${s}.events WHERE seq > $1::bigint ORDER BY seq LIMIT $2`, [
-              after,
-              limit,
-            ]);
-      const last = rows[rows.length - 1];
-      return { events: rows.map((r) => decodeBody(r.body)), position: last ? encodePosition(last.seq) : position };
-    },
+    tail: (position, limit) => onPrimary((pool) => tailEvents(pool, s, position, limit)),
 
-    async deleteBefore(timeMs, batchSize) {
-      checkDeleteBefore(timeMs, batchSize);
-      const result = await pool.query(
-        `DELETE FROM ${s}.events WHERE seq IN (SELECT seq FROM ${s}.events WHERE time_ms < $1 ORDER BY time_ms, seq LIMIT $2)`,
-        [Math.ceil(timeMs), batchSize],
-      );
-      return result.rowCount ?? 0;
-    },
+    deleteBefore: (timeMs, batchSize) => onPrimary((pool) => deleteEventsBefore(pool, s, timeMs, batchSize)),
 
     async ping() {
-      await pool.query('SELECT 1');
+      if (closed) throw new Error('audit store is closed');
+      await onPrimary((pool) => pool.query('SELECT 1'));
+    },
+
+    async status() {
+      const out: AuditStoreStatus = {};
+      const target = primary.known();
+      if (target) {
+        out.primary = target.hostPort;
+        const { rows } = await target.pool
+          .query<{ names: string; n: number }>(
+            `SELECT current_setting('synchronous_standby_names') AS names,
+                    (SELECT count(*)::int FROM pg_stat_replication WHERE sync_state IN ('sync', 'quorum')) AS n`,
+          )
+          .catch(() => ({ rows: [] }));
+        const row = rows[0];
+        if (row?.names) out.synchronousStandbys = { required: row.names, inSync: row.n };
+      }
+      const r = replica?.known() ?? (await replica?.target(Date.now()).catch(() => undefined));
+      if (r) {
+        out.replica = r.hostPort;
+        const lag = await replayLagSeconds(r.pool).catch(() => undefined);
+        if (lag !== undefined) out.replicaLagSeconds = lag;
+      }
+      if (lastCommitAt !== undefined) out.sinceLastCommitSeconds = (Date.now() - lastCommitAt) / 1000;
+      return out;
     },
 
     close() {
       closing ??= (async () => {
-        // Appends made while closing still commit; only then does the pool end.
+        // Appends made while closing still commit; only then do the connections end.
         while (flushing || queue.length > 0) {
           await new Promise<void>((r) => {
             idle = r;
@@ -420,9 +319,11 @@ export async function openPostgresAuditStore(opts: PostgresAuditOptions): Promis
           });
         }
         closed = true;
-        await pool.end();
+        clearInterval(sweeper);
+        await Promise.allSettled([primary.close(), replica?.close()]);
       })();
       return closing;
     },
   };
+  return store;
 }

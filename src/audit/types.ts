@@ -47,6 +47,8 @@ export interface AuditQuery {
   cursor?: string;
   /** Count the matching rows, stopping at this many (counting millions is not free). */
   countUpTo?: number;
+  /** 'strong' reads the primary even when the store has a read replica. */
+  consistency?: 'strong' | 'eventual';
 }
 
 export interface AuditPage {
@@ -56,6 +58,21 @@ export interface AuditPage {
   total?: number;
   /** Opaque position after the last event returned; absent when there is nothing more. */
   nextCursor?: string;
+  /** Set when a read replica answered: its replay lag at the time of the read, in seconds. */
+  replicaLagSeconds?: number;
+}
+
+/** What /readyz and the metrics say about a replicated store. */
+export interface AuditStoreStatus {
+  /** host:port of the host taking writes, or undefined while there is none. */
+  primary?: string;
+  /** host:port of the read replica and its replay lag (seconds), when one is configured and answers. */
+  replica?: string;
+  replicaLagSeconds?: number;
+  /** Seconds since the last commit of an append (undefined before the first). */
+  sinceLastCommitSeconds?: number;
+  /** Synchronous standbys the primary requires and how many are streaming in sync. */
+  synchronousStandbys?: { required: string; inSync: number };
 }
 
 export interface AuditStore {
@@ -70,6 +87,8 @@ export interface AuditStore {
   /** Deletes up to batchSize of the oldest events older than timeMs; returns how many. */
   deleteBefore(timeMs: number, batchSize: number): Promise<number>;
   ping(): Promise<void>;
+  /** Replication details (PostgreSQL only). */
+  status?(): Promise<AuditStoreStatus>;
   close(): Promise<void>;
 }
 

@@ -65,6 +65,12 @@ export const ConfigSchema = Type.Object(
     }),
     backend_url: Type.Optional(Type.String({ minLength: 1 })),
     audit_url: Type.Optional(Type.String({ minLength: 1 })),
+    audit_read_url: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description: 'A PostgreSQL replica (postgres://…, one host or several) for audit queries and export',
+      }),
+    ),
     recordings_url: Type.Optional(
       Type.String({
         minLength: 1,
@@ -104,6 +110,12 @@ export const ConfigSchema = Type.Object(
             description: 'Delete events older than this (e.g. 365d); unset keeps them forever',
           }),
         ),
+        write_timeout: Type.String({
+          ...Duration,
+          default: '10s',
+          description:
+            'How long a request may wait for a durable audit write (a failover, a missing synchronous standby) before answering 503 audit_unavailable',
+        }),
       },
       { additionalProperties: false, default: {} },
     ),

@@ -19,6 +19,9 @@ export const ERROR_CATALOGUE = {
   rate_limited: { status: 429, title: 'Too many requests' },
   internal_error: { status: 500, title: 'Internal error' },
   unavailable: { status: 503, title: 'Service unavailable' },
+  // No durable audit write is possible (no primary accepts writes, or the commit did not complete in
+  // time): the action is not confirmed, so it is never answered with a 2xx.
+  audit_unavailable: { status: 503, title: 'The audit store is unavailable' },
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

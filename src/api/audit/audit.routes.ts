@@ -7,6 +7,9 @@ import { responses } from '../schemas.js';
 import { AccessList, AccessQuery, EventList, EventQuery, SessionList, SessionQuery } from './audit.schema.js';
 
 const tags = ['audit'];
+// How far behind the read replica that answered was, in seconds; absent when the primary answered.
+const LAG_HEADER = 'gatehouse-replica-lag';
+const lagValue = (seconds: number) => seconds.toFixed(3);
 const EVENTS = { permission: { resource: 'events', verb: 'list' } } as const;
 
 export function auditRoutes(app: App, deps: { auditRead: AuditReadService }): void {
@@ -26,7 +29,9 @@ export function auditRoutes(app: App, deps: { auditRead: AuditReadService }): vo
       },
       async (request, reply) => {
         if (request.query.format === 'ndjson') {
-          const lines = auditRead.exportEvents(authenticatedContext(request), request.query);
+          const lines = auditRead.exportEvents(authenticatedContext(request), request.query, (lag) => {
+            if (lag !== undefined) reply.header(LAG_HEADER, lagValue(lag));
+          });
           // Pull the first batch before answering, so bad filters still get a proper 400.
           const first = await lines.next();
           async function* rest() {
@@ -41,7 +46,9 @@ export function auditRoutes(app: App, deps: { auditRead: AuditReadService }): vo
               .send(Readable.from(rest()) as never)
           );
         }
-        return auditRead.listEvents(request.query);
+        const page = await auditRead.listEvents(request.query);
+        if (page.replica_lag_seconds !== undefined) reply.header(LAG_HEADER, lagValue(page.replica_lag_seconds));
+        return page;
       },
     );
   }
@@ -57,7 +64,11 @@ export function auditRoutes(app: App, deps: { auditRead: AuditReadService }): vo
         response: responses({ 200: AccessList }),
       },
     },
-    async (request) => auditRead.listAccess(request.query),
+    async (request, reply) => {
+      const page = await auditRead.listAccess(request.query);
+      if (page.replica_lag_seconds !== undefined) reply.header(LAG_HEADER, lagValue(page.replica_lag_seconds));
+      return page;
+    },
   );
 
   app.get(
@@ -71,6 +82,10 @@ export function auditRoutes(app: App, deps: { auditRead: AuditReadService }): vo
         response: responses({ 200: SessionList }),
       },
     },
-    async (request) => auditRead.listSessions(request.query),
+    async (request, reply) => {
+      const page = await auditRead.listSessions(request.query);
+      if (page.replica_lag_seconds !== undefined) reply.header(LAG_HEADER, lagValue(page.replica_lag_seconds));
+      return page;
+    },
   );
 }

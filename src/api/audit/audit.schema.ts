@@ -29,6 +29,13 @@ export const AuditEventSchema = Type.Object(
 const TimeBounds = {
   from: Type.Optional(Type.String({ format: 'date-time', description: 'Inclusive lower time bound (ISO 8601)' })),
   to: Type.Optional(Type.String({ format: 'date-time', description: 'Inclusive upper time bound (ISO 8601)' })),
+  consistency: Type.Optional(
+    Type.Union([Type.Literal('eventual'), Type.Literal('strong')], {
+      description:
+        'With a read replica (audit_read_url): eventual (default) reads the replica and answers its lag in ' +
+        'Gatehouse-Replica-Lag; strong reads the primary',
+    }),
+  ),
 };
 
 const Cursor = Type.Optional(

@@ -7,7 +7,9 @@ const Health = Type.Object({
   checks: Type.Optional(Type.Record(Type.String(), Type.String())),
 });
 
-export function healthRoutes(app: App, deps: { checks: Record<string, () => Promise<void>> }): void {
+// A check that answers a string is ready with that detail: Redis down is reported, not fatal, since
+// every instance keeps serving on its own state until Redis is back.
+export function healthRoutes(app: App, deps: { checks: Record<string, () => Promise<unknown>> }): void {
   app.get(
     '/healthz',
     {
@@ -33,14 +35,16 @@ export function healthRoutes(app: App, deps: { checks: Record<string, () => Prom
       await Promise.all(
         Object.entries(deps.checks).map(async ([name, check]) => {
           try {
-            await Promise.race([
+            const detail = await Promise.race([
               check(),
-              new Promise((_, reject) => setTimeout(() => reject(new Error('timeout')), 2000).unref()),
+              new Promise<never>((_, reject) => setTimeout(() => reject(new Error('timeout')), 2000).unref()),
             ]);
-            checks[name] = 'ok';
-          } catch {
+            checks[name] = typeof detail === 'string' ? detail : 'ok';
+          } catch (error) {
             ok = false;
-            checks[name] = 'unreachable';
+            // A check may say why it is not ready (the audit store answers but cannot commit).
+            const why = (error as { readiness?: unknown } | undefined)?.readiness;
+            checks[name] = typeof why === 'string' ? why : 'unreachable';
           }
         }),
       );

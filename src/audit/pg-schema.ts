@@ -1,0 +1,114 @@
+// The PostgreSQL audit store's schema (versioned migrations, run once under an advisory lock) and
+// how an event becomes a row and back.
+import { createHash } from 'node:crypto';
+import type pg from 'pg';
+import type { AuditEvent } from './types.js';
+
+/** A signed 64-bit advisory lock key for a purpose within a schema. */
+export function lockKey(purpose: string, schema: string): string {
+  return createHash('sha256').update(`gatehouse.audit.${purpose}:${schema}`).digest().readBigInt64BE(0).toString();
+}
+
+export const quote = (identifier: string) => `"${identifier.replace(/"/g, '""')}"`;
+
+/** Schema versions, applied once each in order. Never edit a released entry; append a new one. */
+function migrations(schema: string): string[] {
+  const s = quote(schema);
+  const appendLock = lockKey('append', schema);
+  return [
+    `CREATE TABLE ${s}.events (
+       seq BIGSERIAL PRIMARY KEY,
+       id TEXT COLLATE "C" NOT NULL UNIQUE,
+       time_ms BIGINT NOT NULL,
+       type TEXT COLLATE "C" NOT NULL,
+       actor_id TEXT COLLATE "C",
+       actor_kind TEXT COLLATE "C",
+       target_id TEXT COLLATE "C",
+       session_id TEXT COLLATE "C",
+       success BOOLEAN NOT NULL,
+       body JSONB NOT NULL
+     );
+     -- Each filter index is ordered by (column, seq), so "newest first, filtered" is an index range
+     -- read backwards; the type, time and outcome columns after seq are checked inside the index
+     -- (no heap visit for rows that do not match) and make counting an index-only scan.
+     CREATE INDEX events_time ON ${s}.events (time_ms, seq, success);
+     CREATE INDEX events_type ON ${s}.events (type, seq, time_ms, success);
+     CREATE INDEX events_actor ON ${s}.events (actor_id, seq, type, time_ms, success);
+     CREATE INDEX events_actor_kind ON ${s}.events (actor_kind, seq, type, time_ms, success);
+     CREATE INDEX events_target ON ${s}.events (target_id, seq, type, time_ms, success);
+     CREATE INDEX events_session ON ${s}.events (session_id, seq, type, time_ms, success);
+     CREATE INDEX events_failed ON ${s}.events (seq) WHERE NOT success;
+     CREATE FUNCTION ${s}.append_events(
+       ids TEXT[], times BIGINT[], types TEXT[], actor_ids TEXT[], actor_kinds TEXT[],
+       target_ids TEXT[], session_ids TEXT[], successes BOOLEAN[], bodies JSONB[]
+     ) RETURNS void LANGUAGE plpgsql AS $fn$
+     BEGIN
+       -- Writers draw seqs and commit one at a time (see src/audit/postgres.ts).
+       PERFORM pg_advisory_xact_lock(${appendLock});
+       INSERT INTO ${s}.events (id, time_ms, type, actor_id, actor_kind, target_id, session_id, success, body)
+       SELECT u.id, u.time_ms, u.type, u.actor_id, u.actor_kind, u.target_id, u.session_id, u.success, u.body
+       FROM unnest(ids, times, types, actor_ids, actor_kinds, target_ids, session_ids, successes, bodies)
+         WITH ORDINALITY AS u(id, time_ms, type, actor_id, actor_kind, target_id, session_id, success, body, n)
+       ORDER BY u.n;
+     END
+     $fn$;`,
+  ];
+}
+
+export const AUDIT_POSTGRES_SCHEMA_VERSION = migrations('public').length;
+
+export async function migrate(pool: Pick<pg.Pool, 'connect'>, schema: string): Promise<void> {
+  const s = quote(schema);
+  const list = migrations(schema);
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    await client.query('SELECT pg_advisory_xact_lock($1::bigint)', [lockKey('migrate', schema)]);
+    // CREATE SCHEMA IF NOT EXISTS needs the CREATE privilege even when the schema exists; ask first.
+    const exists = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema]);
+    if (exists.rowCount === 0) await client.query(`CREATE SCHEMA ${s}`);
+    await client.query(
+      `CREATE TABLE IF NOT EXISTS ${s}.schema_migrations (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())`,
+    );
+    const { rows } = await client.query<{ v: number }>(
+      `SELECT COALESCE(MAX(version), 0)::int AS v FROM ${s}.schema_migrations`,
+    );
+    const applied = rows[0]?.v ?? 0;
+    if (applied > list.length) {
+      throw new Error(
+        `the audit database (schema ${schema}) is at schema version ${applied}, newer than this Gatehouse (${list.length}); upgrade Gatehouse`,
+      );
+    }
+    for (let version = applied + 1; version <= list.length; version++) {
+      await client.query(list[version - 1] as string);
+      await client.query(`INSERT INTO ${s}.schema_migrations (version) VALUES ($1)`, [version]);
+    }
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
+// jsonb cannot hold U+0000 or a lone surrogate (JSON.stringify writes them as \u0000 and \udXXX
+// escapes), and text columns cannot hold U+0000. Such an event is still stored losslessly: its JSON
+// text goes into the body as one jsonb string, and its filter columns get U+FFFD in place of U+0000
+// (a filter containing U+0000 matches nothing here; see where()).
+const UNSTORABLE_IN_JSONB = /\\u0000|\\ud[89a-f][0-9a-f]{2}/i;
+export const RAW_KEY = '$gatehouse_json';
+
+export function encodeBody(e: AuditEvent): string {
+  const json = JSON.stringify(e);
+  return UNSTORABLE_IN_JSONB.test(json) ? JSON.stringify({ [RAW_KEY]: json }) : json;
+}
+
+export function decodeBody(body: AuditEvent | { [RAW_KEY]: string }): AuditEvent {
+  return RAW_KEY in body && typeof body[RAW_KEY] === 'string'
+    ? (JSON.parse(body[RAW_KEY]) as AuditEvent)
+    : (body as AuditEvent);
+}
+
+export const column = (v: string | undefined): string | null =>
+  v === undefined ? null : v.replaceAll('\u0000', '\ufffd');
