@@ -6,7 +6,8 @@
 // watchers see the delete); leases are a safety net for when no instance runs, one per minute
 // bucket rather than one per write (Teleport PR #16636: a lease per write exploded).
 // Client: npm etcd3, pinned (idle upstream since 2023), and only ever used in this folder.
-import { Etcd3, type IKeyValue, type Namespace } from 'etcd3';
+import { ClientRuntimeError, Etcd3, EtcdError, GRPCGenericError, type IKeyValue, type Namespace } from 'etcd3';
+import { GatehouseError } from '../lib/errors.js';
 import { createEtcdWatch } from './etcd-watch.js';
 import { type Backend, BackendError, type Condition, type Item, type Operation, type WriteOptions } from './types.js';
 
@@ -21,6 +22,8 @@ export interface EtcdBackendOptions {
   prefix?: string;
   sweepIntervalMs?: number;
   dialTimeoutMs?: number;
+  /** How long one etcd call may take before the caller gets state_unavailable (no quorum answers none). */
+  callTimeoutMs?: number;
   clock?: () => number;
 }
 
@@ -56,9 +59,39 @@ export function decodeKv(kv: IKeyValue, prefix: string): Item {
   return item;
 }
 
+/**
+ * etcd's own failures (no quorum, every member unreachable, a call past its deadline) as the stable
+ * 503 state_unavailable: the write did not happen, and the caller may retry it.
+ */
+export function etcdUnavailable(error: unknown): unknown {
+  const fromClient =
+    error instanceof GRPCGenericError ||
+    error instanceof EtcdError ||
+    error instanceof ClientRuntimeError ||
+    // etcd3 stops calling hosts that failed through cockatiel's circuit breaker, whose errors it does
+    // not wrap; cockatiel marks them with isBrokenCircuitError (its own test, without importing it here).
+    (error instanceof Error && (error as { isBrokenCircuitError?: boolean }).isBrokenCircuitError === true);
+  if (!fromClient) return error;
+  return new GatehouseError('state_unavailable', 'the state store (etcd) has no quorum or cannot be reached; retry', {
+    headers: { 'retry-after': '1' },
+    cause: error,
+  });
+}
+const guard = <T>(p: Promise<T>): Promise<T> =>
+  p.catch((error: unknown) => {
+    throw etcdUnavailable(error);
+  });
+
 export function openEtcdBackend(opts: EtcdBackendOptions): Backend {
   const clock = opts.clock ?? Date.now;
-  const client = new Etcd3({ hosts: opts.hosts, dialTimeout: opts.dialTimeoutMs ?? 5000 });
+  const callTimeout = opts.callTimeoutMs ?? 5000;
+  const client = new Etcd3({
+    hosts: opts.hosts,
+    dialTimeout: opts.dialTimeoutMs ?? 5000,
+    // Without quorum etcd holds a request until its own timeout (≈ 7 s here) or longer; bound every
+    // unary call so a caller learns in time. Watches are streams and are not bounded.
+    defaultCallOptions: (context) => (context.isStream ? {} : { deadline: Date.now() + callTimeout }),
+  });
   const prefix = opts.prefix ?? '/gatehouse/';
   const kv: Namespace = client.namespace(prefix);
   const decode = (raw: IKeyValue) => decodeKv(raw, prefix);
@@ -105,7 +138,7 @@ export function openEtcdBackend(opts: EtcdBackendOptions): Backend {
   /** A conditional write; expired items count as absent, as on every other backend. */
   function write(conditions: Condition[], operations: Operation[]): Promise<number> {
     if (closed) return Promise.reject(new Error('the etcd backend is closed'));
-    return track(writeNow(conditions, operations));
+    return track(guard(writeNow(conditions, operations)));
   }
 
   async function writeNow(conditions: Condition[], operations: Operation[]): Promise<number> {
@@ -169,10 +202,10 @@ export function openEtcdBackend(opts: EtcdBackendOptions): Backend {
 
   return {
     async get(key) {
-      return live(await currentOf(key));
+      return live(await guard(currentOf(key)));
     },
     async getRange(prefix, o = {}) {
-      const all = await kv.getAll().prefix(prefix).sort('Key', 'Ascend').exec();
+      const all = await guard(kv.getAll().prefix(prefix).sort('Key', 'Ascend').exec());
       const items = all.kvs.map(decode).filter((i) => live(i) && (o.startKey === undefined || i.key >= o.startKey));
       return o.limit === undefined ? items : items.slice(0, o.limit);
     },
@@ -180,31 +213,33 @@ export function openEtcdBackend(opts: EtcdBackendOptions): Backend {
       single(key, { key, is: 'absent' }, value, o).catch(rethrow('already_exists', key)) as Promise<Item>,
     put: (key, value, o = {}) => single(key, undefined, value, o) as Promise<Item>,
     async update(key, value, o = {}) {
-      const current = live(await currentOf(key));
+      const current = live(await guard(currentOf(key)));
       if (!current) throw new BackendError('not_found', key);
       return single(key, { key, revision: current.revision }, value, o).catch(
         rethrow('not_found', key),
       ) as Promise<Item>;
     },
     async compareAndSwap(key, expected, value, o = {}) {
-      const current = live(await currentOf(key));
+      const current = live(await guard(currentOf(key)));
       if (current?.revision !== expected) throw new BackendError('compare_failed', key);
       return single(key, { key, revision: expected }, value, o) as Promise<Item>;
     },
     async delete(key) {
-      const current = live(await currentOf(key));
+      const current = live(await guard(currentOf(key)));
       if (!current) throw new BackendError('not_found', key);
-      await txn([{ key, revision: current.revision }], [{ type: 'delete', key }]).catch(rethrow('not_found', key));
+      await guard(txn([{ key, revision: current.revision }], [{ type: 'delete', key }])).catch(
+        rethrow('not_found', key),
+      );
     },
     async deleteRange(prefix) {
       const live = (await this.getRange(prefix)).length;
-      await kv.delete().prefix(prefix).exec();
+      await guard(kv.delete().prefix(prefix).exec());
       return live;
     },
     atomicWrite: write,
     watch: (prefixes, listener) => watches.watch(prefixes, listener),
     async ping() {
-      await kv.get('ping').exec();
+      await guard(kv.get('ping').exec());
     },
     async close() {
       if (closed) return;

@@ -22,6 +22,9 @@ export const ERROR_CATALOGUE = {
   // No durable audit write is possible (no primary accepts writes, or the commit did not complete in
   // time): the action is not confirmed, so it is never answered with a 2xx.
   audit_unavailable: { status: 503, title: 'The audit store is unavailable' },
+  // The state store cannot take a write now (etcd without quorum, PostgreSQL unreachable): nothing was
+  // changed, and the same request may be sent again (Retry-After says when).
+  state_unavailable: { status: 503, title: 'The state store is unavailable' },
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;
