@@ -198,4 +198,6 @@ export const keys = {
   serverSecret: (id: string) => `secrets/servers/${id}`,
   /** A Kubernetes cluster's sealed upstream credential (token or client key) and its CA. */
   kubeSecret: (id: string) => `secrets/kube/${id}`,
+  /** A database's sealed upstream passwords and client key, and its CA. */
+  dbSecret: (id: string) => `secrets/db/${id}`,
 };

@@ -20,6 +20,7 @@ import { generateEd25519 } from '../lib/ssh-keygen.js';
 import { globMatch } from '../rbac/policy.js';
 import { parsePublicKeyBlob, parsePublicKeyLine } from '../ssh-keys/ssh-public-key.js';
 import type { SecretBox } from '../webhooks/secret-box.js';
+import { type DbSecret, type DbUpstream, openDbUpstream, sealDbUpstream } from './db-upstream.js';
 import {
   checkAddress,
   type KubeSecret,
@@ -61,6 +62,8 @@ export interface ResourceRecord {
   ssh_host_key?: HostKeyPin;
   /** kube_cluster: which upstream credential is sealed (kube-upstream.ts), never the secret. */
   kube?: ResourceResponse['kube'];
+  /** database: which upstream credentials are sealed (db-upstream.ts), never a secret. */
+  db?: ResourceResponse['db'];
   created_at: string;
   updated_at: string;
 }
@@ -85,6 +88,7 @@ export function toResourceResponse(r: ResourceRecord): ResourceResponse {
     ...(r.protocol !== undefined ? { protocol: r.protocol } : {}),
     ...(r.uri !== undefined ? { uri: r.uri } : {}),
     ...(r.kube !== undefined ? { kube: r.kube } : {}),
+    ...(r.db !== undefined ? { db: r.db } : {}),
     created_at: r.created_at,
     updated_at: r.updated_at,
   };
@@ -100,9 +104,9 @@ export function toResourceResponse(r: ResourceRecord): ResourceResponse {
 /** Which fields each kind takes; anything else is refused with its path. */
 const FIELDS: Record<ProtectedKind, { required: Array<keyof ResourceInput>; forbidden: Array<keyof ResourceInput> }> = {
   database: { required: ['address', 'protocol'], forbidden: ['uri', 'ssh_host_key', 'kube'] },
-  server: { required: ['address'], forbidden: ['protocol', 'uri', 'kube'] },
-  app: { required: ['uri'], forbidden: ['address', 'protocol', 'ssh_host_key', 'kube'] },
-  kube_cluster: { required: ['address', 'kube'], forbidden: ['protocol', 'uri', 'ssh_host_key'] },
+  server: { required: ['address'], forbidden: ['protocol', 'uri', 'kube', 'db'] },
+  app: { required: ['uri'], forbidden: ['address', 'protocol', 'ssh_host_key', 'kube', 'db'] },
+  kube_cluster: { required: ['address', 'kube'], forbidden: ['protocol', 'uri', 'ssh_host_key', 'db'] },
 };
 
 export type ResourceService = ReturnType<typeof createResourceService>;
@@ -172,7 +176,7 @@ export function createResourceService(deps: {
       const hostKey =
         input.ssh_host_key !== undefined ? parsePublicKeyLine(input.ssh_host_key, '/body/ssh_host_key') : undefined;
       const now = clock();
-      const { ssh_host_key: _given, kube: kubeInput, ...fields } = input;
+      const { ssh_host_key: _given, kube: kubeInput, db: dbInput, ...fields } = input;
       const record: ResourceRecord = {
         ...fields,
         id: newId(ID_KIND[input.kind], now),
@@ -219,6 +223,12 @@ export function createResourceService(deps: {
         record.kube = sealed.summary;
         conditions.push({ key: keys.kubeSecret(record.id), is: 'absent' });
         operations.push({ type: 'put', key: keys.kubeSecret(record.id), value: JSON.stringify(sealed.secret) });
+      }
+      if (record.kind === 'database' && dbInput) {
+        const sealed = sealDbUpstream(box, record.id, dbInput);
+        record.db = sealed.summary;
+        conditions.push({ key: keys.dbSecret(record.id), is: 'absent' });
+        operations.push({ type: 'put', key: keys.dbSecret(record.id), value: JSON.stringify(sealed.secret) });
       }
       operations.unshift({ type: 'put', key: resourceKey, value: JSON.stringify(record) });
       await translateConflicts(
@@ -283,6 +293,7 @@ export function createResourceService(deps: {
             ...heldFoldedKey(state, keys.resourceFoldedName(r.kind, r.name), item.key),
             ...(r.kind === 'server' ? [keys.serverSecret(r.id)] : []),
             ...(r.kind === 'kube_cluster' ? [keys.kubeSecret(r.id)] : []),
+            ...(r.kind === 'database' && r.db ? [keys.dbSecret(r.id)] : []),
           ],
         }),
       );
@@ -306,6 +317,12 @@ export function createResourceService(deps: {
       const secret = state.get<KubeSecret>(keys.kubeSecret(clusterId))?.value;
       if (item?.value.kind !== 'kube_cluster' || !item.value.address || !secret) return undefined;
       return openKubeUpstream(box, clusterId, secret, item.value.address);
+    },
+
+    /** How the database proxy logs in to this database as this user (opened here only). */
+    dbUpstream(databaseId: string, dbUser: string): DbUpstream {
+      const secret = state.get<DbSecret>(keys.dbSecret(databaseId))?.value;
+      return secret ? openDbUpstream(box, databaseId, secret, dbUser) : {};
     },
 
     /**

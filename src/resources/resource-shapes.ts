@@ -2,6 +2,7 @@
 // the API answers. Defined once here; the routes use them for validation and OpenAPI.
 import { Type } from '@sinclair/typebox';
 import { Description, Labels, Name, publicKeyLine, Timestamp } from '../lib/shapes.js';
+import { DbInput, DbSummary } from './db-upstream.js';
 
 export const ResourceKindSchema = Type.Union([
   Type.Literal('database'),
@@ -65,6 +66,7 @@ export const ResourceInput = Type.Object(
       publicKeyLine('Server only: its SSH host key (OpenSSH line); without it the proxy pins the key seen first'),
     ),
     kube: Type.Optional(KubeInput),
+    db: Type.Optional(DbInput),
   },
   { additionalProperties: false },
 );
@@ -107,6 +109,7 @@ export const Resource = Type.Object(
     ),
     ssh_host_key_pinned: Type.Optional(HostKeyPinned),
     kube: Type.Optional(KubeSummary),
+    db: Type.Optional(DbSummary),
     created_at: Timestamp,
     updated_at: Timestamp,
   },

@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import type { AuditLog } from '../../audit/audit-log.js';
 import { actorOfPrincipal, type Principal } from '../../auth/principal.js';
 import type { PrincipalPipeline } from '../../auth/principal-pipeline.js';
+import type { DbUpstream } from '../../resources/db-upstream.js';
 import type { SessionRegistry } from '../../sessions/session-registry.js';
 import type { TicketService } from '../../sessions/tickets.js';
 import type { AccessChecker } from '../access-checker.js';
@@ -26,8 +27,8 @@ export interface DbProxyDeps {
   sessions: SessionRegistry;
   audit: AuditLog;
   logger: Logger;
-  /** The password Gatehouse holds for a database user (opened from its sealed form), if any. */
-  upstreamPassword?(databaseId: string, dbUser: string): string | undefined;
+  /** The credentials Gatehouse holds to log in to a database as a user (opened from their sealed form). */
+  upstreamCredential?(databaseId: string, dbUser: string): DbUpstream;
   /** Certificate and key offered through SSLRequest; without them the proxy answers `N`. */
   tls?: { cert: Buffer; key: Buffer };
   /** Refuse clients that did not switch to TLS (any listener off loopback). */
@@ -55,6 +56,8 @@ interface CancelTarget {
 }
 
 export type DbProxy = ReturnType<typeof createDbProxy>;
+
+const isLoopbackHost = (host: string) => host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
 
 export function splitAddress(address: string): { host: string; port: number } {
   const m = /^(?:\[([^\]]+)\]|([^:]+))(?::(\d+))?$/.exec(address);
@@ -144,8 +147,17 @@ export function createDbProxy(deps: DbProxyDeps) {
     const { host, port } = splitAddress(db.address);
     let upstream: Awaited<ReturnType<typeof connectUpstream>>;
     try {
-      const password = deps.upstreamPassword?.(db.id, target.dbUser);
+      const credential = deps.upstreamCredential?.(db.id, target.dbUser) ?? {};
+      // The database password (or client key) must not cross a network in the clear either.
+      if (!credential.tls && !isLoopbackHost(host)) {
+        throw new UpstreamError(
+          'the database is off loopback and no CA is registered for it (db.ca_pem): Gatehouse connects only with TLS there',
+          'tls',
+        );
+      }
+      const { password, tls } = credential;
       upstream = await connectUpstream({
+        ...(tls ? { tls } : {}),
         host,
         port,
         user: target.dbUser,

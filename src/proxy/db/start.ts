@@ -23,6 +23,7 @@ export async function startDbProxy(
     tickets: services.tickets,
     sessions: services.sessionRegistry,
     audit: services.audit,
+    upstreamCredential: (id, dbUser) => services.resources.dbUpstream(id, dbUser),
     logger: opts.logger,
     ...(opts.tls ? { tls: opts.tls } : {}),
     requireTls: !opts.loopback,

@@ -1,11 +1,14 @@
-// Gatehouse's own connection to the database: TCP, the startup message as the chosen database user,
-// and whatever authentication the server asks for — none (trust), cleartext, MD5 or SCRAM-SHA-256
-// (node-postgres's SASL code) — with the credential Gatehouse holds. The client never sees it. What
+// Gatehouse's own connection to the database: TCP, TLS when a CA is registered (SSLRequest, then
+// verify-full: the certificate must chain to that CA and name the host; a client certificate if one
+// is set), the startup message as the chosen database user, and whatever authentication the server
+// asks for — none (trust), cleartext, MD5 or SCRAM-SHA-256 (node-postgres's SASL code) — with the
+// password Gatehouse holds for that user. The client never sees any of it. What
 // the server sends up to ReadyForQuery (ParameterStatus, notices) is kept to replay to the client;
 // its BackendKeyData is kept for cancel requests and replaced by the proxy's own.
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
-import { connect, type Socket } from 'node:net';
+import { connect, isIP, type Socket } from 'node:net';
+import { connect as tlsConnect } from 'node:tls';
 import { serialize } from 'pg-protocol';
 import { parseErrorFields, StartupReader } from './wire.js';
 
@@ -23,7 +26,7 @@ const sasl = createRequire(import.meta.url)('pg/lib/crypto/sasl.js') as {
 export class UpstreamError extends Error {
   constructor(
     message: string,
-    /** `unreachable`, `auth_failed`, `no_credential`, `refused` (an ErrorResponse), `protocol`. */
+    /** `unreachable`, `tls`, `auth_failed`, `no_credential`, `refused` (an ErrorResponse), `protocol`. */
     readonly reason: string,
     /** The server's own SQLSTATE, when it refused. */
     readonly code?: string,
@@ -51,28 +54,61 @@ export interface UpstreamOptions {
   /** More startup parameters (application_name, client_encoding, options…). */
   parameters: Record<string, string>;
   password?: string;
+  /** TLS with verify-full against `ca` (PEM), presenting `cert`/`key` if given. */
+  tls?: { ca: string; cert?: string; key?: string };
   timeoutMs?: number;
+}
+
+/** SSLRequest, then a TLS handshake verifying the server against the registered CA and the host name. */
+async function startTls(socket: Socket, o: UpstreamOptions & { tls: NonNullable<UpstreamOptions['tls']> }) {
+  const reader = new StartupReader(socket);
+  socket.write(serialize.requestSsl());
+  const answer = await reader.readByte();
+  // Bytes after the answer and before the handshake would be injected by someone in between.
+  if (reader.release().length) throw new UpstreamError('unexpected data after the TLS answer', 'protocol');
+  if (answer !== 'S'.charCodeAt(0)) {
+    throw new UpstreamError('the database does not offer TLS, and a CA is registered for it', 'tls');
+  }
+  const secure = tlsConnect({
+    socket,
+    host: o.host,
+    ...(isIP(o.host) ? {} : { servername: o.host }),
+    ca: o.tls.ca,
+    ...(o.tls.cert ? { cert: o.tls.cert } : {}),
+    ...(o.tls.key ? { key: o.tls.key } : {}),
+  });
+  await new Promise<void>((resolve, reject) => {
+    secure.once('secureConnect', resolve);
+    secure.once('error', (e) => reject(new UpstreamError(`TLS to the database failed: ${e.message}`, 'tls')));
+    secure.once('close', () => reject(new UpstreamError('the database closed the connection during TLS', 'tls')));
+  });
+  return secure;
 }
 
 const R = 'R'.charCodeAt(0);
 
 export async function connectUpstream(o: UpstreamOptions): Promise<UpstreamSession> {
-  const socket = connect({ host: o.host, port: o.port });
-  socket.setNoDelay(true);
-  const reader = new StartupReader(socket);
+  const raw = connect({ host: o.host, port: o.port });
+  raw.setNoDelay(true);
+  // Errors surface through the readers and the TLS socket; this keeps a late one from being unhandled.
+  raw.on('error', () => {});
+  let socket: Socket = raw;
+  let reader: StartupReader | undefined;
   const timer = setTimeout(
-    () => socket.destroy(new UpstreamError('the database did not answer in time', 'unreachable')),
+    () => raw.destroy(new UpstreamError('the database did not answer in time', 'unreachable')),
     o.timeoutMs ?? 10_000,
   );
   try {
     await new Promise<void>((resolve, reject) => {
-      socket.once('connect', resolve);
-      socket.once('error', (e) =>
+      raw.once('connect', resolve);
+      raw.once('error', (e) =>
         reject(
           e instanceof UpstreamError ? e : new UpstreamError(`cannot reach the database: ${e.message}`, 'unreachable'),
         ),
       );
     });
+    if (o.tls) socket = await startTls(raw, { ...o, tls: o.tls });
+    reader = new StartupReader(socket);
     socket.write(serialize.startup({ ...o.parameters, user: o.user, database: o.database }));
     let sasl_: SaslSession | undefined;
     let pid = 0;
@@ -131,8 +167,9 @@ export async function connectUpstream(o: UpstreamOptions): Promise<UpstreamSessi
     }
   } catch (error) {
     clearTimeout(timer);
-    reader.release();
+    reader?.release();
     socket.destroy();
+    raw.destroy();
     if (error instanceof UpstreamError) throw error;
     throw new UpstreamError(`the database connection failed: ${(error as Error).message}`, 'protocol');
   }

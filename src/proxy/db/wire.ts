@@ -156,6 +156,12 @@ export class StartupReader {
     return { code: packet.readInt32BE(4), body: packet.subarray(8) };
   }
 
+  /** One byte: the server's answer to an SSLRequest (`S` or `N`). */
+  async readByte(): Promise<number> {
+    await this.need(1);
+    return this.take(1)[0] as number;
+  }
+
   /** A typed message (type byte, then length including itself). */
   async readMessage(): Promise<Frame> {
     await this.need(5);
