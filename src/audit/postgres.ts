@@ -54,6 +54,9 @@ interface Pending {
   reject: (e: unknown) => void;
 }
 
+/** How long reads go to the primary after the replica could not be reached. */
+const REPLICA_RETRY_MS = 2000;
+
 /** Most events one group commit carries (more wait for the next one; a larger single append goes alone). */
 const MAX_BATCH_EVENTS = 20_000;
 
@@ -90,6 +93,7 @@ export async function openPostgresAuditStore(opts: PostgresAuditOptions): Promis
   const appendSql = `SELECT ${s}.append_events($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::boolean[], $9::jsonb[])`;
   const appendName = 'gatehouse-audit-append'; // one writer per store, so one schema per connection
   let lastCommitAt: number | undefined;
+  let replicaRetryAt = 0;
 
   function columns(events: AuditEvent[]): unknown[][] {
     const cols: unknown[][] = [[], [], [], [], [], [], [], [], []];
@@ -256,8 +260,11 @@ export async function openPostgresAuditStore(opts: PostgresAuditOptions): Promis
     },
 
     async query(q) {
-      if (replica && q.consistency !== 'strong') {
+      if (replica && q.consistency !== 'strong' && Date.now() >= replicaRetryAt) {
         const target = replica.known() ?? (await replica.target(Date.now()).catch(() => undefined));
+        // A replica that is down is tried again after a pause, not on every read (a host that drops
+        // packets would cost every read its connect timeout).
+        if (!target) replicaRetryAt = Date.now() + REPLICA_RETRY_MS;
         if (target) {
           try {
             const [page, lag] = await Promise.all([queryEvents(target.pool, s, q), replayLagSeconds(target.pool)]);
