@@ -175,11 +175,9 @@ function resolveMarkers(text: string, inPath?: FuzzRoute): string {
       const fitting = pattern ? pool.ids.filter((id) => new RegExp(pattern).test(id)) : pool.ids;
       // With nothing harvested yet that fits, a well-formed id of the kind the pattern names (an agent
       // path once got a user id here, and a 400 where the test expects the body to be judged).
-      // A pattern with alternatives, like resources' ^(db|srv|app)_…, gets its first kind.
-      const kind = pattern
-        ? (/^\^([a-z]+_)\[0-9a-z\]\{26\}\$$/.exec(pattern)?.[1] ??
-          /^\^\(([a-z]+)(?:\|[a-z]+)*\)_\[0-9a-z\]\{26\}\$$/.exec(pattern)?.[1]?.concat('_'))
-        : undefined;
+      // A pattern with alternatives, like resources' ^(?:db_|srv_|…)…, gets its first kind; a pattern
+      // that names no kind (users: an id or a name) gets a user id.
+      const kind = pattern ? /^\^(?:\(\?:)?([a-z]+_)/.exec(pattern)?.[1] : undefined;
       const id = fromPool(fitting, Number(n), `${kind ?? 'user_'}0000000000000000000000000z`);
       return inPath ? pctEncodePath(id) : id;
     })

@@ -12,6 +12,7 @@ import type { App } from './app-types.js';
 import { auditRoutes } from './audit/audit.routes.js';
 import { type ConnectionLimits, closeInBoundedTime, limitConnections, timeoutOptions } from './connection-limits.js';
 import { healthRoutes, pingRoute } from './health/health.routes.js';
+import { installJsonBodyParser } from './json-body.js';
 import { registerDocsPage, registerOpenApi } from './openapi.js';
 import { installAgentRateLimit } from './plugins/agent-rate-limit.js';
 import {
@@ -84,6 +85,7 @@ export async function buildApi(services: Services, opts: ApiOptions): Promise<{ 
 
   app.setValidatorCompiler(createValidatorCompiler());
   app.removeContentTypeParser(['text/plain']);
+  installJsonBodyParser(app);
   // Callback-style hooks: they run on every request, and skip the promise machinery of async ones.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);

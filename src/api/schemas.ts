@@ -1,6 +1,7 @@
 // HTTP shapes shared by every route: problems, pagination, list queries and responses. The data
 // shapes every domain shares (names, labels, timestamps) are in lib/shapes.ts.
 import { type TObject, type TProperties, Type } from '@sinclair/typebox';
+import { ID_PREFIXES, type IdKind } from '../lib/ids.js';
 
 export const Problem = Type.Object(
   {
@@ -53,4 +54,20 @@ export const LabelFilter = Type.Array(Type.String({ maxLength: 320, pattern: '^[
 /** A route's responses: the given successes plus problem+json for client and server errors. */
 export function responses<R extends Record<number, unknown>>(ok: R) {
   return { ...ok, '4xx': Problem, '5xx': Problem };
+}
+
+/**
+ * An id in a path: its kind's prefix, then letters and digits. Only the shape is checked here: an id
+ * of the right kind that names nothing (`agent_doesnotexist000`) is a 404 from the service, not a
+ * 400, and an id of another kind (`user_…` where an agent is meant) stays a 400.
+ */
+export function pathId(kinds: IdKind | IdKind[], description?: string) {
+  const prefixes = (Array.isArray(kinds) ? kinds : [kinds]).map((k) => ID_PREFIXES[k]);
+  const prefix = prefixes.length === 1 ? prefixes[0] : `(?:${prefixes.join('|')})`;
+  return Type.String({
+    minLength: 1,
+    maxLength: 80,
+    pattern: `^${prefix}[0-9A-Za-z]{1,64}$`,
+    description: description ?? prefixes.map((p) => `${p}…`).join(', '),
+  });
 }

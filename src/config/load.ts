@@ -36,6 +36,53 @@ function envValue(raw: string, schema: TSchema): unknown {
 
 export const envName = (path: string[]): string => `GATEHOUSE_${path.join('_').toUpperCase()}`;
 
+function getPath(source: Record<string, unknown>, path: string[]): unknown {
+  let node: unknown = source;
+  for (const key of path) {
+    if (typeof node !== 'object' || node === null) return undefined;
+    node = (node as Record<string, unknown>)[key];
+  }
+  return node;
+}
+
+// GATEHOUSE_* variables read outside the config schema (by the bin, tests and benchmarks).
+const NOT_SETTINGS = ['GATEHOUSE_ALLOW_UNSUPPORTED_NODE', 'GATEHOUSE_TEST_', 'GATEHOUSE_BENCH_'];
+
+function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      row[j] = Math.min(
+        (prev[j] as number) + 1,
+        (row[j - 1] as number) + 1,
+        (prev[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
+    }
+    prev = row;
+  }
+  return prev[b.length] as number;
+}
+
+/**
+ * One warning per GATEHOUSE_* variable that names no setting. A misspelled variable would
+ * otherwise be ignored in silence and Gatehouse would start with the default it meant to change.
+ */
+export function unknownVariables(env: NodeJS.ProcessEnv = process.env): string[] {
+  const known = leaves(ConfigSchema).map((leaf) => envName(leaf.path));
+  return Object.keys(env)
+    .filter((name) => name.startsWith('GATEHOUSE_') && !known.includes(name))
+    .filter((name) => !NOT_SETTINGS.some((other) => name === other || (other.endsWith('_') && name.startsWith(other))))
+    .sort()
+    .map((name) => {
+      const [nearest, distance] = known
+        .map((k) => [k, editDistance(name, k)] as const)
+        .reduce((best, next) => (next[1] < best[1] ? next : best));
+      const hint = distance <= Math.max(3, Math.floor(name.length / 4)) ? `; did you mean ${nearest}?` : '';
+      return `${name} is not a Gatehouse setting and is ignored${hint}`;
+    });
+}
+
 function setPath(target: Record<string, unknown>, path: string[], value: unknown): void {
   let node = target;
   for (const key of path.slice(0, -1)) {
@@ -64,6 +111,12 @@ export function loadConfig(opts: {
         throw new ConfigError(`${opts.file}: must be a YAML mapping`);
       raw = parsed as Record<string, unknown>;
     }
+  }
+  // Lists may be written as in the environment, `roles: auth,proxy`, or as YAML sequences.
+  for (const leaf of leaves(ConfigSchema)) {
+    const value = getPath(raw, leaf.path);
+    if (TypeGuard.IsArray(leaf.schema) && typeof value === 'string')
+      setPath(raw, leaf.path, envValue(value, leaf.schema));
   }
   const env = opts.env ?? process.env;
   for (const leaf of leaves(ConfigSchema)) {

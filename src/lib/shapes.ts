@@ -34,6 +34,12 @@ export const CreatedBy = Type.Union(
  */
 export const PLAIN_TEXT_PATTERN = '^[^\\u0000\\uD800-\\uDFFF]*$';
 
+/** A TCP port, 1–65535, in decimal without leading zeros (for patterns; port 0 means "any" only in config). */
+export const PORT_PATTERN = '(?:6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3})';
+
+/** A resource's network address: host, [IPv6] or https://host, and an optional port. */
+export const ADDRESS_PATTERN = `^(https://)?(\\[[0-9a-fA-F:.]+\\]|[A-Za-z0-9._-]+)(:${PORT_PATTERN})?$`;
+
 export const LABEL_KEY_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._/-]*$';
 
 // Keys are validated by propertyNames and anything else is refused (additionalProperties: false):

@@ -1,7 +1,7 @@
 // The shapes of protected resources (databases, servers, apps): what registering one takes and what
 // the API answers. Defined once here; the routes use them for validation and OpenAPI.
 import { Type } from '@sinclair/typebox';
-import { Description, Labels, Name, publicKeyLine, Timestamp } from '../lib/shapes.js';
+import { ADDRESS_PATTERN, Description, Labels, Name, publicKeyLine, Timestamp } from '../lib/shapes.js';
 import { DbInput, DbSummary } from './db-upstream.js';
 
 export const ResourceKindSchema = Type.Union([
@@ -15,8 +15,8 @@ export const DATABASE_PROTOCOLS = ['postgres', 'mysql', 'mongodb', 'redis'] as c
 const Address = Type.String({
   minLength: 1,
   maxLength: 261,
-  pattern: '^(https://)?(\\[[0-9a-fA-F:.]+\\]|[A-Za-z0-9._-]+)(:\\d{1,5})?$',
-  description: 'host or host:port (database, server); https://host:port (kube_cluster: its API server)',
+  pattern: ADDRESS_PATTERN,
+  description: 'host or host:port, port 1–65535 (database, server); https://host:port (kube_cluster: its API server)',
 });
 const Pem = (what: string) =>
   Type.String({ minLength: 1, maxLength: 16_384, pattern: '^-----BEGIN [A-Z ]+-----', description: what });

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { idPattern } from '../../lib/ids.js';
 import { CreatedBy, Description, Labels, Name, Timestamp } from '../../lib/shapes.js';
-import { LabelFilter, listQuery, listResponse } from '../schemas.js';
+import { LabelFilter, listQuery, listResponse, pathId } from '../schemas.js';
 
 export const AgentStatus = Type.Union([Type.Literal('active'), Type.Literal('suspended'), Type.Literal('revoked')], {
   description: 'active ⇄ suspended (reversible); revoked is terminal',
@@ -129,19 +129,16 @@ export const AgentQuery = listQuery({
 
 export const AgentList = listResponse('agents', Agent);
 
-const AgentId = Type.String({ pattern: idPattern('agent'), maxLength: 40 });
+const AgentId = pathId('agent');
 
 export const AgentParams = Type.Object({ id: AgentId }, { additionalProperties: false });
 
 export const CredentialParams = Type.Object(
-  { id: AgentId, credential_id: Type.String({ pattern: idPattern('credential'), maxLength: 40 }) },
+  { id: AgentId, credential_id: pathId('credential') },
   { additionalProperties: false },
 );
 
-export const DelegationParams = Type.Object(
-  { id: AgentId, user_id: Type.String({ pattern: idPattern('user'), maxLength: 40 }) },
-  { additionalProperties: false },
-);
+export const DelegationParams = Type.Object({ id: AgentId, user_id: pathId('user') }, { additionalProperties: false });
 
 const credentialTypes = () => [Type.Literal('api_key'), Type.Literal('token'), Type.Literal('jwt')];
 const CREDENTIAL_TYPES_TEXT =

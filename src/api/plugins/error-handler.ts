@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ERROR_CATALOGUE, type ErrorCode, type FieldError, GatehouseError } from '../../lib/errors.js';
-import { PLAIN_TEXT_PATTERN } from '../../lib/shapes.js';
+import { ADDRESS_PATTERN, PLAIN_TEXT_PATTERN } from '../../lib/shapes.js';
 
 const FASTIFY_CODES: Record<string, { code: ErrorCode; detail: string }> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: { code: 'unsupported_media_type', detail: 'send the body as application/json' },
@@ -27,9 +27,33 @@ interface AjvError {
 
 const BAD_KEY = 'is not a valid key (1–63 letters, digits and . _ / -, starting with a letter or digit)';
 
+// A union of literals fails as one `const` error per literal plus an `anyOf`; a client needs the
+// list of what is allowed, once.
+function allowedValues(errors: AjvError[]): AjvError[] {
+  const byPath = new Map<string, AjvError[]>();
+  for (const e of errors) byPath.set(e.instancePath, [...(byPath.get(e.instancePath) ?? []), e]);
+  const out: AjvError[] = [];
+  for (const e of errors) {
+    const here = byPath.get(e.instancePath) as AjvError[];
+    const literals = here.filter((o) => o.keyword === 'const');
+    const isEnumUnion =
+      literals.length > 0 &&
+      here.every((o) => o.keyword === 'const' || o.keyword === 'anyOf') &&
+      here.some((o) => o.keyword === 'anyOf');
+    if (e.keyword === 'enum') {
+      out.push({ ...e, message: `must be one of: ${(e.params.allowedValues as unknown[]).map(String).join(', ')}` });
+    } else if (!isEnumUnion) out.push(e);
+    else if (e.keyword === 'anyOf') {
+      const values = literals.map((o) => String(o.params.allowedValue));
+      out.push({ ...e, message: `must be one of: ${values.join(', ')}` });
+    }
+  }
+  return out;
+}
+
 export function fieldErrors(context: string | undefined, errors: AjvError[]): FieldError[] {
   const where = LOCATIONS[context ?? 'body'] ?? 'body';
-  const mapped = errors.map((e) => {
+  const mapped = allowedValues(errors).map((e) => {
     let path = `/${where}${e.instancePath}`;
     let message = e.message ?? 'is not valid';
     if (e.propertyName !== undefined || e.keyword === 'propertyNames') {
@@ -38,6 +62,8 @@ export function fieldErrors(context: string | undefined, errors: AjvError[]): Fi
       message = BAD_KEY;
     } else if (e.keyword === 'pattern' && e.params.pattern === PLAIN_TEXT_PATTERN) {
       message = 'must not contain NUL or unpaired UTF-16 surrogates';
+    } else if (e.keyword === 'pattern' && e.params.pattern === ADDRESS_PATTERN) {
+      message = 'must be host or host:port, with a port from 1 to 65535 (https://host:port for kube_cluster)';
     } else if (e.keyword === 'additionalProperties') {
       path += `/${String(e.params.additionalProperty)}`;
       message = 'is not a known field';

@@ -1,13 +1,23 @@
 // Keeps the table of registered routes: it answers 405 (with Allow) where a path exists under
-// another method, 404 otherwise, and lets tests walk every route's declared permission.
+// another method, 404 otherwise, and lets tests walk every route's declared permission. API routes
+// without a query schema get an empty one, so that unknown query parameters are refused everywhere.
+import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { GatehouseError } from '../../lib/errors.js';
 import type { RegisteredRoute } from '../route-config.js';
 import { sendProblem } from './error-handler.js';
 
+// Routes of the API that take no query parameters still refuse unknown ones, as list routes do
+// (`additionalProperties: false`), so a misspelled filter is a 400 rather than silently ignored.
+// Not the console's pages and files (their URLs carry the page's own state) nor the docs page.
+const NO_QUERY = Type.Object({}, { additionalProperties: false });
+const strictQuery = (url: string) =>
+  (url.startsWith('/v1/') && !url.startsWith('/v1/docs')) || url === '/healthz' || url === '/readyz';
+
 export function installRouteTable(app: FastifyInstance, routes: RegisteredRoute[]): void {
   const patterns: Array<{ method: string; re: RegExp }> = [];
   app.addHook('onRoute', (route) => {
+    if (strictQuery(route.url) && !route.schema?.querystring) route.schema = { ...route.schema, querystring: NO_QUERY };
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     const re = new RegExp(
       `^${route.url

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { Resource, ResourceKindSchema } from '../../resources/resource-shapes.js';
-import { LabelFilter, listQuery, listResponse } from '../schemas.js';
+import { LabelFilter, listQuery, listResponse, pathId } from '../schemas.js';
 
 export { Resource, ResourceInput, ResourcePatch } from '../../resources/resource-shapes.js';
 
@@ -23,18 +23,11 @@ export const DatabaseList = listResponse('databases', Resource);
 export const ServerList = listResponse('servers', Resource);
 export const AppList = listResponse('apps', Resource);
 
-export const ServerParams = Type.Object(
-  { id: Type.String({ maxLength: 80, pattern: '^srv_[0-9a-z]{26}$', description: 'srv_…' }) },
-  { additionalProperties: false },
-);
+export const ServerParams = Type.Object({ id: pathId('server') }, { additionalProperties: false });
 
 export const ResourceParams = Type.Object(
   {
-    id: Type.String({
-      maxLength: 80,
-      pattern: '^(db|srv|app|kube)_[0-9a-z]{26}$',
-      description: 'db_…, srv_…, app_… or kube_…',
-    }),
+    id: pathId(['database', 'server', 'app', 'kubeCluster'], 'db_…, srv_…, app_… or kube_…'),
   },
   { additionalProperties: false },
 );

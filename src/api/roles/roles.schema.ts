@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { Description, Name, Timestamp } from '../../lib/shapes.js';
+import { Description, Name, PLAIN_TEXT_PATTERN, Timestamp } from '../../lib/shapes.js';
 import { API_RESOURCES, RESOURCE_KINDS, VERBS } from '../../rbac/types.js';
 import { listQuery, listResponse } from '../schemas.js';
 
@@ -19,16 +19,24 @@ const Selector = Type.Object(
   {
     kinds: Type.Array(oneOf(RESOURCE_KINDS), { minItems: 1, maxItems: 8 }),
     labels: Type.Optional(
-      Type.Record(Type.String({ minLength: 1, maxLength: 63 }), Type.String({ maxLength: 255 }), {
-        maxProperties: 32,
-        description: 'Every label must match; values may use * globs; {"*": "*"} matches anything',
-      }),
+      Type.Record(
+        Type.String({ minLength: 1, maxLength: 63 }),
+        Type.String({ maxLength: 255, pattern: PLAIN_TEXT_PATTERN }),
+        {
+          maxProperties: 32,
+          description: 'Every label must match; values may use * globs; {"*": "*"} matches anything',
+        },
+      ),
     ),
   },
   { additionalProperties: false },
 );
 
-const Principals = Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 64 });
+// Logins, database users and names, Kubernetes groups: matched against what a client sends and
+// logged, so no NUL and no lone surrogates (templates and globs are fine).
+const Principals = Type.Array(Type.String({ minLength: 1, maxLength: 64, pattern: PLAIN_TEXT_PATTERN }), {
+  maxItems: 64,
+});
 
 const Conditions = Type.Object(
   {

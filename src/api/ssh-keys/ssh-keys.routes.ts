@@ -6,7 +6,8 @@ import { idPattern } from '../../lib/ids.js';
 import type { SshKeyService } from '../../ssh-keys/ssh-key-service.js';
 import type { App } from '../app-types.js';
 import { authenticatedContext } from '../request-context.js';
-import { responses } from '../schemas.js';
+import { pathId, responses } from '../schemas.js';
+import { UserRef } from '../users/users.schema.js';
 import {
   AgentSshKeyParams,
   CreateSshKey,
@@ -26,10 +27,7 @@ function routesFor(app: App, sshKeys: SshKeyService, kind: PrincipalKind): void 
   const collection = COLLECTION[kind];
   const base = `/v1/${collection}/:id/ssh-keys`;
   const tags = [collection];
-  const IdParams = Type.Object(
-    { id: Type.String({ pattern: idPattern(kind), maxLength: 40 }) },
-    { additionalProperties: false },
-  );
+  const IdParams = Type.Object({ id: kind === 'user' ? UserRef : pathId('agent') }, { additionalProperties: false });
   const KeyParams = kind === 'user' ? UserSshKeyParams : AgentSshKeyParams;
 
   app.post(

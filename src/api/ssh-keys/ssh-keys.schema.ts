@@ -2,7 +2,8 @@ import { Type } from '@sinclair/typebox';
 import { idPattern } from '../../lib/ids.js';
 import { CreatedBy, publicKeyLine, Timestamp } from '../../lib/shapes.js';
 import { SSH_KEY_TYPES } from '../../ssh-keys/ssh-public-key.js';
-import { listQuery, listResponse } from '../schemas.js';
+import { listQuery, listResponse, pathId } from '../schemas.js';
+import { UserRef } from '../users/users.schema.js';
 
 export const SshKeyId = Type.String({ pattern: idPattern('sshKey'), maxLength: 40, description: 'sshkey_…' });
 
@@ -11,7 +12,7 @@ export const CreateSshKey = Type.Object(
     public_key: publicKeyLine(
       `One OpenSSH public key line, e.g. "ssh-ed25519 AAAA… comment" (${SSH_KEY_TYPES.join(', ')}; RSA ≥ 2048 bits)`,
     ),
-    name: Type.Optional(Type.String({ minLength: 1, maxLength: 64, pattern: '^[^\\x00-\\x1f\\x7f]+$' })),
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 64, pattern: '^[^\\x00-\\x1f\\x7f\\uD800-\\uDFFF]+$' })),
   },
   { additionalProperties: false },
 );
@@ -36,10 +37,8 @@ export const SshKey = Type.Object(
 export const SshKeyQuery = listQuery({});
 export const SshKeyList = listResponse('ssh_keys', SshKey);
 
-const params = (idPatternOf: 'user' | 'agent') =>
-  Type.Object(
-    { id: Type.String({ pattern: idPattern(idPatternOf), maxLength: 40 }), key_id: SshKeyId },
-    { additionalProperties: false },
-  );
-export const UserSshKeyParams = params('user');
-export const AgentSshKeyParams = params('agent');
+export const UserSshKeyParams = Type.Object({ id: UserRef, key_id: pathId('sshKey') }, { additionalProperties: false });
+export const AgentSshKeyParams = Type.Object(
+  { id: pathId('agent'), key_id: pathId('sshKey') },
+  { additionalProperties: false },
+);

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { toUserResponse, type UserService } from '../../users/user-service.js';
 import type { App } from '../app-types.js';
 import { authenticatedContext } from '../request-context.js';
@@ -10,17 +11,18 @@ import {
   NewApiKey,
   UpdateUser,
   User,
-  UserId,
   UserKeyParams,
   UserList,
   UserQuery,
+  UserRef,
 } from './users.schema.js';
 
-const IdParams = Type.Object({ id: UserId }, { additionalProperties: false });
+const IdParams = Type.Object({ id: UserRef }, { additionalProperties: false });
 const tags = ['users'];
 
 export function userRoutes(app: App, deps: { users: UserService }): void {
   const { users } = deps;
+  addressUsersByName(app, users);
 
   app.get(
     '/v1/users',
@@ -136,4 +138,33 @@ export function userRoutes(app: App, deps: { users: UserService }): void {
       return reply.code(204).send(null);
     },
   );
+}
+
+/**
+ * Users can be addressed by name, like roles: every `/v1/users/:id…` route registered after this
+ * (these, and the user SSH-key routes) resolves a name to the user's id before its handler. An id
+ * wins over a name; a name that matches nobody stays as it is, and the service answers 404.
+ */
+function addressUsersByName(app: App, users: Pick<UserService, 'get' | 'findByName'>): void {
+  const exists = (id: string) => {
+    try {
+      users.get(id);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const resolve = (request: FastifyRequest, _reply: FastifyReply, done: () => void) => {
+    const params = request.params as { id: string };
+    if (!params.id.startsWith('user_') || !exists(params.id)) {
+      const user = users.findByName(params.id);
+      if (user) params.id = user.id;
+    }
+    done();
+  };
+  app.addHook('onRoute', (route) => {
+    if (!route.url.startsWith('/v1/users/:id')) return;
+    const existing = route.preHandler ? [route.preHandler].flat() : [];
+    route.preHandler = [resolve, ...existing];
+  });
 }

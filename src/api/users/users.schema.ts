@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { idPattern } from '../../lib/ids.js';
-import { CreatedBy, Name, Timestamp } from '../../lib/shapes.js';
-import { listQuery, listResponse } from '../schemas.js';
+import { CreatedBy, Name, PLAIN_TEXT_PATTERN, Timestamp } from '../../lib/shapes.js';
+import { listQuery, listResponse, pathId } from '../schemas.js';
 
 export const UserId = Type.String({ pattern: idPattern('user'), description: 'user_…' });
 
@@ -51,7 +51,7 @@ export const UserList = listResponse('users', User);
 
 export const CreateApiKey = Type.Object(
   {
-    name: Type.String({ minLength: 1, maxLength: 64, default: 'default' }),
+    name: Type.String({ minLength: 1, maxLength: 64, pattern: PLAIN_TEXT_PATTERN, default: 'default' }),
     ttl: Type.Optional(
       Type.Integer({ minimum: 60, maximum: 31_536_000, description: 'Lifetime in seconds; none means no expiry' }),
     ),
@@ -81,7 +81,12 @@ export const NewApiKey = Type.Object(
 
 export const ApiKeyList = Type.Object({ api_keys: Type.Array(ApiKey) }, { additionalProperties: false });
 
-export const UserKeyParams = Type.Object(
-  { id: UserId, key_id: Type.String({ pattern: idPattern('apiKey') }) },
-  { additionalProperties: false },
-);
+/** A user in a path: its id or, like roles, its name (resolved by plugins/user-names.ts). */
+export const UserRef = Type.String({
+  minLength: 1,
+  maxLength: 80,
+  pattern: '^[A-Za-z0-9][A-Za-z0-9._@-]*$',
+  description: 'The user id (user_…) or its name',
+});
+
+export const UserKeyParams = Type.Object({ id: UserRef, key_id: pathId('apiKey') }, { additionalProperties: false });

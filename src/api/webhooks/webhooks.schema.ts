@@ -1,10 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import { idPattern } from '../../lib/ids.js';
 import { Description, Name, Timestamp } from '../../lib/shapes.js';
-import { listQuery, listResponse } from '../schemas.js';
+import { listQuery, listResponse, pathId } from '../schemas.js';
 
 export const WebhookId = Type.String({ pattern: idPattern('webhook'), description: 'whk_…' });
-export const WebhookParams = Type.Object({ id: WebhookId }, { additionalProperties: false });
+export const WebhookParams = Type.Object({ id: pathId('webhook') }, { additionalProperties: false });
 
 const Status = Type.Union([Type.Literal('active'), Type.Literal('disabled')]);
 const DeliveryStatus = Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed')]);
