@@ -209,7 +209,7 @@ describe('kubectl through the proxy', () => {
       home: kc.home,
     });
     assert.equal(run.code, 1);
-    assert.match(run.stderr, /NotFound.*no Kubernetes cluster .* that bob may reach/);
+    assert.match(run.stderr, /NotFound.*no kube_cluster .* that bob may reach/);
   });
 
   test('revoking the login the kubeconfig came from locks kubectl out', async () => {

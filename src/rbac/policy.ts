@@ -1,6 +1,7 @@
 // Pure policy evaluation over a principal's roles. Default deny; a matching deny wins; allows from
 // all roles add up. Compiled once per role set and reused until a role changes.
 import { parseDuration } from '../lib/duration.js';
+import { type KubeRuleSet, kubeRuleSet } from './kube-resources.js';
 import type { Decision, LabeledResource, ResourceSelector, RoleOptions, RoleSpec, Rule, Verb } from './types.js';
 
 /** Session options after combining every role: the most restrictive wins. */
@@ -10,10 +11,12 @@ export interface SessionOptions {
   recordSession: 'best_effort' | 'strict';
   recordInput: boolean;
   portForwarding: boolean;
+  /** Database sessions are read-only (role option db_read_only). */
+  dbReadOnly: boolean;
 }
 
 /** The "as whom" lists of a role (DESIGN.md §4): values may use `*` globs and trait templates. */
-export type PrincipalField = 'logins' | 'db_users' | 'db_names' | 'kube_groups';
+export type PrincipalField = 'logins' | 'db_users' | 'db_names' | 'kube_groups' | 'kube_users';
 
 export interface Policy {
   can(resource: string, verb: Verb): Decision;
@@ -27,6 +30,8 @@ export interface Policy {
   /** The allowed patterns of a field, for messages and kubeconfig groups (denied ones removed). */
   allowed(field: PrincipalField): string[];
   options(): SessionOptions;
+  /** kube_resources rules, one set per part of the rights (an agent's: its roles', its owner's…). */
+  kubeRules(): KubeRuleSet[];
 }
 
 export interface Traits {
@@ -64,7 +69,7 @@ export function selectorMatches(selector: ResourceSelector, resource: LabeledRes
 /**
  * Most restrictive wins: the shortest TTL; strict recording if any role asks; input recorded if any
  * role asks (more recording is the cautious side); forwarding only if some role allows it and none
- * forbids it (unset says nothing).
+ * forbids it (unset says nothing); database sessions read-only if any role says so.
  */
 export function combineOptions(all: ReadonlyArray<RoleOptions | undefined>): SessionOptions {
   let ttl: number | undefined;
@@ -77,6 +82,7 @@ export function combineOptions(all: ReadonlyArray<RoleOptions | undefined>): Ses
     recordSession: all.some((o) => o?.record_session === 'strict') ? 'strict' : 'best_effort',
     recordInput: all.some((o) => o?.record_input === true),
     portForwarding: all.some((o) => o?.port_forwarding === true) && !all.some((o) => o?.port_forwarding === false),
+    dbReadOnly: all.some((o) => o?.db_read_only === true),
   };
 }
 
@@ -94,6 +100,7 @@ function expandTraits(values: string[], traits: Traits): string[] {
 export function compilePolicy(roles: readonly RoleSpec[], traits: Traits = {}): Policy {
   const decisions = new Map<string, Decision>();
   let options: SessionOptions | undefined;
+  let kube: KubeRuleSet[] | undefined;
   const listCache = new Map<PrincipalField, { allow: string[]; deny: string[] }>();
   const lists = (field: PrincipalField) => {
     let l = listCache.get(field);
@@ -142,6 +149,10 @@ export function compilePolicy(roles: readonly RoleSpec[], traits: Traits = {}): 
       options ??= combineOptions(roles.map((r) => r.options));
       return options;
     },
+    kubeRules() {
+      kube ??= [kubeRuleSet(roles)];
+      return kube;
+    },
   };
 }
 
@@ -171,7 +182,9 @@ export function intersectPolicies(a: Policy, b: Policy): Policy {
         recordSession: x.recordSession === 'strict' || y.recordSession === 'strict' ? 'strict' : 'best_effort',
         recordInput: x.recordInput || y.recordInput,
         portForwarding: x.portForwarding && y.portForwarding,
+        dbReadOnly: x.dbReadOnly || y.dbReadOnly,
       };
     },
+    kubeRules: () => [...a.kubeRules(), ...b.kubeRules()],
   };
 }

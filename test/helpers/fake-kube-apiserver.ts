@@ -31,6 +31,14 @@ export interface FakeKube {
   seen: SeenRequest[];
   /** Exec sessions currently open (the shell is running). */
   openExecs(): number;
+  /** Bytes the log of pod `chatty` has written so far (it writes as fast as its reader takes them). */
+  chattyLogBytes(): number;
+  /** Adds a pod as if someone else created it (watches see ADDED). */
+  addPod(namespace: string, name: string): void;
+  /** Watch requests still open. */
+  openWatches(): number;
+  /** Files in the fake pods' file systems (namespace/pod:path → content), written by kubectl cp. */
+  files: Map<string, Buffer>;
   close(): Promise<void>;
 }
 
@@ -122,6 +130,8 @@ export async function startFakeKube(
   const seen: SeenRequest[] = [];
   const watchers = new Set<(type: string, pod: Pod) => void>();
   let execs = 0;
+  let chattyBytes = 0;
+  const files = new Map<string, Buffer>();
 
   function send(res: ServerResponse, code: number, body: unknown): void {
     const text = JSON.stringify(body);
@@ -215,6 +225,18 @@ export async function startFakeKube(
         })),
       });
     }
+    if (path === '/api/v1/pods') {
+      // Every namespace at once (kubectl get pods -A): a group reaching all namespaces only.
+      if (!who.groups.some((g) => rbac[g] === '*')) return send(res, 403, forbidden(who.user, 'list', 'pods'));
+      if (url.searchParams.get('watch')) return watch(req, res, undefined);
+      if ((req.headers.accept ?? '').includes('as=Table')) return send(res, 200, table(pods));
+      return send(res, 200, {
+        kind: 'PodList',
+        apiVersion: 'v1',
+        metadata: { resourceVersion: '1' },
+        items: pods.map(podJson),
+      });
+    }
     const m = /^\/api\/v1\/namespaces\/([^/]+)\/pods(?:\/([^/]+))?(?:\/(log))?$/.exec(path);
     if (!m) return send(res, 404, status(404, 'NotFound', 'the server could not find the requested resource'));
     const [, namespace, name, sub] = m as unknown as [string, string, string | undefined, string | undefined];
@@ -254,7 +276,7 @@ export async function startFakeKube(
     }
     const pod = inNs().find((p) => p.name === name);
     if (!pod) return send(res, 404, status(404, 'NotFound', `pods "${name}" not found`, { name, kind: 'pods' }));
-    if (sub === 'log') return logs(req, res, url);
+    if (sub === 'log') return logs(req, res, url, pod);
     if (req.method === 'DELETE') {
       pods.splice(pods.indexOf(pod), 1);
       for (const w of watchers) w('DELETED', pod);
@@ -263,11 +285,11 @@ export async function startFakeKube(
     return send(res, 200, podJson(pod));
   }
 
-  function watch(req: IncomingMessage, res: ServerResponse, namespace: string) {
+  function watch(req: IncomingMessage, res: ServerResponse, namespace: string | undefined) {
     res.writeHead(200, { 'content-type': 'application/json', 'transfer-encoding': 'chunked' });
     const asTable = (req.headers.accept ?? '').includes('as=Table');
     const write = (type: string, pod: Pod) => {
-      if (pod.namespace !== namespace) return;
+      if (namespace !== undefined && pod.namespace !== namespace) return;
       const object = asTable ? table([pod]) : podJson(pod);
       res.write(`${JSON.stringify({ type, object })}\n`);
     };
@@ -275,8 +297,23 @@ export async function startFakeKube(
     req.on('close', () => watchers.delete(write));
   }
 
-  function logs(req: IncomingMessage, res: ServerResponse, url: URL) {
+  function logs(req: IncomingMessage, res: ServerResponse, url: URL, pod: Pod) {
     res.writeHead(200, { 'content-type': 'text/plain', 'transfer-encoding': 'chunked' });
+    if (pod.name === 'chatty') {
+      // As fast as the reader takes it, and no faster: write until the socket says wait, then drain.
+      const line = Buffer.from(`${'x'.repeat(1023)}\n`.repeat(64));
+      let open = true;
+      req.on('close', () => {
+        open = false;
+      });
+      const pump = () => {
+        while (open) {
+          chattyBytes += line.length;
+          if (!res.write(line)) return void res.once('drain', pump);
+        }
+      };
+      return pump();
+    }
     res.write('log line 1\nlog line 2\n');
     if (url.searchParams.get('follow') !== 'true') return void res.end();
     let n = 3;
@@ -306,12 +343,15 @@ export async function startFakeKube(
     const who = identify(req);
     if ('code' in who) return reply(who.code, who.body);
     const url = new URL(req.url ?? '/', 'https://fake');
-    const m = /^\/api\/v1\/namespaces\/([^/]+)\/pods\/([^/]+)\/(exec|attach)$/.exec(url.pathname);
+    const m = /^\/api\/v1\/namespaces\/([^/]+)\/pods\/([^/]+)\/(exec|attach|portforward)$/.exec(url.pathname);
     if (!m) return reply(404, status(404, 'NotFound', 'the server could not find the requested resource'));
     const [, namespace, name, sub] = m as unknown as [string, string, string, string];
     if (!mayUse(who.groups, namespace)) return reply(403, forbidden(who.user, 'create', `pods/${sub}`, namespace));
     if (!pods.some((p) => p.namespace === namespace && p.name === name))
       return reply(404, status(404, 'NotFound', `pods "${name}" not found`));
+    // Port-forward tunnels SPDY inside the upgrade; this fake speaks no SPDY, so it says it was reached.
+    if (sub === 'portforward')
+      return reply(400, status(400, 'BadRequest', `port-forward reached the fake API server as ${who.user}`));
     if ((req.headers.upgrade ?? '').toLowerCase() !== 'websocket')
       return reply(400, status(400, 'BadRequest', 'SPDY is not served by this fake'));
     wss.handleUpgrade(req, socket, head, (ws) => {
@@ -320,6 +360,8 @@ export async function startFakeKube(
       runFakeExec(ws, url.searchParams.getAll('command'), {
         tty: url.searchParams.get('tty') === 'true',
         user: who.user,
+        files,
+        pod: `${namespace}/${name}`,
       });
     });
   });
@@ -331,6 +373,14 @@ export async function startFakeKube(
     token,
     seen,
     openExecs: () => execs,
+    chattyLogBytes: () => chattyBytes,
+    addPod(namespace, name) {
+      const pod = { namespace, name, created: now() };
+      pods.push(pod);
+      for (const w of watchers) w('ADDED', pod);
+    },
+    openWatches: () => watchers.size,
+    files,
     async close() {
       for (const c of wss.clients) c.terminate();
       server.closeAllConnections();

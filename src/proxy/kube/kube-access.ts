@@ -1,21 +1,22 @@
 // Who is calling the Kubernetes proxy, and as whom they reach the cluster. The bearer token goes
-// through the token service (the same principal pipeline as the API and SSH); the cluster must be
-// visible to the principal's resource selectors (deny wins), and the identity upstream is the
-// principal's name with its roles' kube_groups (traits expanded, denied ones removed, globs dropped:
-// a group sent upstream must be a value, not a pattern).
+// through the token service (the same principal pipeline as the API and SSH); the cluster and the
+// identity are decided by the shared access checker (src/proxy/access-checker.ts): the cluster must
+// be visible to the principal's selectors (deny wins), the user upstream is its one kube_users value
+// (or one of several, chosen with kubectl --as; none: the principal's name) and the groups its
+// kube_groups (traits expanded, denied ones removed, globs dropped: a value, never a pattern).
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Principal } from '../../auth/principal.js';
-import { keys } from '../../auth/records.js';
 import type { TokenService } from '../../auth/token-service.js';
 import type { StateStore } from '../../backend/state.js';
 import { GatehouseError } from '../../lib/errors.js';
+import type { KubeObjectRequest, KubeVerdict } from '../../rbac/kube-resources.js';
 import type { SessionOptions } from '../../rbac/policy.js';
+import type { KubeVerb } from '../../rbac/types.js';
+import { createAccessChecker, type ResourceRef } from '../access-checker.js';
+import type { ItemFilter } from './kube-filter.js';
+import type { KubeRequestInfo } from './kube-request.js';
 
-export interface ClusterRef {
-  id: string;
-  name: string;
-  labels: Record<string, string>;
-}
+export type ClusterRef = ResourceRef;
 
 export type KubeDecision =
   | {
@@ -24,6 +25,8 @@ export type KubeDecision =
       cluster: ClusterRef;
       user: string;
       groups: string[];
+      /** The client named the user (kubectl --as) among several kube_users: that header is not a refusal. */
+      userChosen: boolean;
       options: SessionOptions;
     }
   | { allowed: false; code: 401 | 403 | 404; reason: string; principal?: Principal; cluster?: ClusterRef };
@@ -31,13 +34,27 @@ export type KubeDecision =
 export type KubeAccess = ReturnType<typeof createKubeAccess>;
 
 export function createKubeAccess(deps: { state: Pick<StateStore, 'get'>; tokens: Pick<TokenService, 'authenticate'> }) {
-  function findCluster(id: string): ClusterRef | undefined {
-    const item = deps.state.get<ClusterRef & { kind: string }>(keys.resource(id));
-    return item?.value.kind === 'kube_cluster' ? item.value : undefined;
-  }
+  // The same checker the database proxy decides with, never a copy of its rules.
+  const checker = createAccessChecker({ state: deps.state });
+  const findCluster = (id: string): ClusterRef | undefined => checker.findById('kube_cluster', id);
 
   return {
     findCluster,
+    /** What kube_resources say of this request; undefined for discovery and other non-object paths. */
+    object(principal: Principal, info: KubeRequestInfo): { req: KubeObjectRequest; verdict: KubeVerdict } | undefined {
+      const req = kubeObjectOf(info);
+      return req && { req, verdict: checker.kubeObject(principal, req) };
+    },
+    /** The items of a filtered list or watch this principal may see. */
+    keep(principal: Principal, req: KubeObjectRequest): ItemFilter {
+      return (object) =>
+        checker.kubeItem(principal, {
+          kind: req.kind,
+          verb: req.verb,
+          name: object.metadata?.name ?? '',
+          ...(object.metadata?.namespace ? { namespace: object.metadata.namespace } : {}),
+        });
+    },
     decide(headers: IncomingHttpHeaders, clusterId: string): KubeDecision {
       const m = /^Bearer (\S{1,512})$/.exec(headers.authorization ?? '');
       if (!m) return { allowed: false, code: 401, reason: 'send the Gatehouse token of your kubeconfig' };
@@ -48,22 +65,67 @@ export function createKubeAccess(deps: { state: Pick<StateStore, 'get'>; tokens:
         if (error instanceof GatehouseError) return { allowed: false, code: 401, reason: error.detail };
         throw error;
       }
-      const cluster = findCluster(clusterId);
-      // A cluster the principal may not see does not exist for them (as the API answers 404).
-      if (!cluster || !principal.policy.canSee({ kind: 'kube_cluster', labels: cluster.labels })) {
-        const reason = `gatehouse: no Kubernetes cluster ${clusterId} that ${principal.name} may reach`;
-        return { allowed: false, code: 404, reason, principal };
+      const values = (field: 'kube_groups' | 'kube_users') =>
+        principal.policy.allowed(field).filter((v) => !v.includes('*') && !v.includes('{{'));
+      const groups = values('kube_groups');
+      const users = values('kube_users');
+      const asked = typeof headers['impersonate-user'] === 'string' ? headers['impersonate-user'] : undefined;
+      const userChosen = asked !== undefined && users.length > 1 && users.includes(asked);
+      const user = userChosen ? (asked as string) : users.length === 1 ? (users[0] as string) : principal.name;
+      const as = [
+        // Of several kube_users with none chosen, the refusal below names them all.
+        ...(users.length === 1 || userChosen ? [{ field: 'kube_users' as const, value: user }] : []),
+        ...groups.map((value) => ({ field: 'kube_groups' as const, value })),
+      ];
+      const decision = checker.authorize<ClusterRef>(principal, { kind: 'kube_cluster', id: clusterId }, as);
+      if (!decision.allowed) {
+        // A cluster the principal may not see does not exist for them (as the API answers 404).
+        if (!decision.resource)
+          return { allowed: false, code: 404, reason: `gatehouse: ${decision.reason}`, principal };
+        const reason = `gatehouse: ${decision.reason}`;
+        return { allowed: false, code: 403, reason, principal, cluster: decision.resource };
       }
-      const groups = principal.policy.allowed('kube_groups').filter((g) => !g.includes('*'));
-      if (groups.length === 0) {
-        const reason = `gatehouse: ${principal.name} has no kube_groups for ${cluster.name}`;
+      const cluster = decision.resource;
+      if (groups.length === 0 && users.length === 0) {
+        const reason = `gatehouse: ${principal.name} has no kube_groups or kube_users for ${cluster.name}`;
         return { allowed: false, code: 403, reason, principal, cluster };
       }
-      return { allowed: true, principal, cluster, user: principal.name, groups, options: principal.policy.options() };
+      // (--as naming someone else is the impersonation refusal's to answer, in the proxy.)
+      if (users.length > 1 && !userChosen && asked === undefined) {
+        const reason = `gatehouse: ${principal.name} may act as several Kubernetes users; choose one with kubectl --as (${users.join(', ')})`;
+        return { allowed: false, code: 403, reason, principal, cluster };
+      }
+      return { allowed: true, principal, cluster, user, groups, userChosen, options: decision.options };
     },
   };
 }
 
 /** Headers a client may not send upstream: impersonation is Gatehouse's alone to set. */
-export const impersonationHeaders = (headers: IncomingHttpHeaders): string[] =>
-  Object.keys(headers).filter((h) => h.startsWith('impersonate-'));
+export const impersonationHeaders = (headers: IncomingHttpHeaders, userChosen = false): string[] =>
+  Object.keys(headers).filter((h) => h.startsWith('impersonate-') && !(userChosen && h === 'impersonate-user'));
+
+/**
+ * The kube_resources question a request asks: exec and attach are `exec`, port-forward is
+ * `portforward`, a pod's log is `get` on the pod, other subresources the verb on their object.
+ */
+export function kubeObjectOf(info: KubeRequestInfo): KubeObjectRequest | undefined {
+  if (info.discovery || !info.resource) return undefined;
+  const sub = info.subresource;
+  const verb =
+    sub === 'exec' || sub === 'attach'
+      ? 'exec'
+      : sub === 'portforward'
+        ? 'portforward'
+        : sub === 'log'
+          ? 'get'
+          : info.verb;
+  return {
+    kind: info.resource,
+    verb: verb as KubeVerb,
+    ...(info.namespace ? { namespace: info.namespace } : {}),
+    ...(info.name ? { name: info.name } : {}),
+  };
+}
+
+export const describeKubeRequest = (r: KubeObjectRequest): string =>
+  `${r.verb} ${r.kind}${r.name ? ` ${r.name}` : ''}${r.namespace ? ` in namespace ${r.namespace}` : ''}`;

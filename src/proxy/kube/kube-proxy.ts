@@ -3,6 +3,8 @@
 // request is authenticated (the kubeconfig's Gatehouse token), authorized (the cluster visible to
 // the principal, its kube_groups), audited (kube.request) and forwarded with impersonation. exec and
 // attach upgrade to WebSocket and are recorded; SPDY cannot be recorded here, so it is refused.
+// Inside the cluster, kube_resources decide which objects a request may touch (lists and watches
+// narrowed item by item), and port-forward needs options.port_forwarding.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
@@ -16,8 +18,10 @@ import type { Clock } from '../../lib/clock.js';
 import type { RecordingService } from '../../recordings/recording-service.js';
 import type { KubeUpstream } from '../../resources/kube-upstream.js';
 import type { SessionRegistry } from '../../sessions/session-registry.js';
-import { impersonationHeaders, type KubeAccess, type KubeDecision } from './kube-access.js';
+import { describeKubeRequest, impersonationHeaders, type KubeAccess, type KubeDecision } from './kube-access.js';
 import { bridgeExec } from './kube-exec.js';
+import type { ItemFilter } from './kube-filter.js';
+import { tunnelPortForward } from './kube-portforward.js';
 import { type KubeRequestInfo, requestInfo, sendStatus, sendStatusOnSocket } from './kube-request.js';
 import { forward } from './kube-upstream-request.js';
 
@@ -110,7 +114,12 @@ export function createKubeProxy(deps: KubeProxyDeps) {
     routed: Routed,
     startedAt: number,
   ): Promise<
-    | { ok: true; decision: Extract<KubeDecision, { allowed: true }>; upstream: KubeUpstream }
+    | {
+        ok: true;
+        decision: Extract<KubeDecision, { allowed: true }>;
+        upstream: KubeUpstream;
+        filter?: { keep: ItemFilter; watch: boolean };
+      }
     | { ok: false; code: number; message: string }
   > {
     const decision = access.decide(req.headers, routed.clusterId);
@@ -119,10 +128,7 @@ export function createKubeProxy(deps: KubeProxyDeps) {
         await recordRequest(req, routed, decision, decision.code, startedAt, decision.reason);
       return { ok: false, code: decision.code, message: decision.reason };
     }
-    const asked = impersonationHeaders(req.headers);
-    if (asked.length > 0) {
-      // Impersonation is Gatehouse's to set: a client asking for any (--as, --as-group) is refused.
-      const message = `gatehouse: impersonation is set by Gatehouse from your roles; remove ${asked.join(', ')} (kubectl --as/--as-group)`;
+    const refuse = async (message: string) => {
       await recordRequest(
         req,
         routed,
@@ -131,12 +137,33 @@ export function createKubeProxy(deps: KubeProxyDeps) {
         startedAt,
         message,
       );
-      return { ok: false, code: 403, message };
+      return { ok: false as const, code: 403, message };
+    };
+    const asked = impersonationHeaders(req.headers, decision.userChosen);
+    if (asked.length > 0) {
+      // Impersonation is Gatehouse's to set: a client asking for any (--as, --as-group) is refused,
+      // unless --as picks one of the principal's own kube_users.
+      return refuse(
+        `gatehouse: impersonation is set by Gatehouse from your roles; remove ${asked.join(', ')} (kubectl --as/--as-group)`,
+      );
     }
+    const object = access.object(decision.principal, routed.info);
+    if (object?.verdict === 'deny')
+      return refuse(
+        `gatehouse: ${decision.principal.name} may not ${describeKubeRequest(object.req)} (kube_resources)`,
+      );
+    if (routed.info.subresource === 'portforward' && !decision.options.portForwarding)
+      return refuse(
+        `gatehouse: port-forward needs a role with options.port_forwarding; ${decision.principal.name} has none`,
+      );
     const upstream = deps.upstream(routed.clusterId);
     if (!upstream)
       return { ok: false, code: 503, message: `gatehouse: ${decision.cluster.name} has no upstream credential` };
-    return { ok: true, decision, upstream };
+    const filter =
+      object?.verdict === 'filter'
+        ? { keep: access.keep(decision.principal, object.req), watch: object.req.verb === 'watch' }
+        : undefined;
+    return { ok: true, decision, upstream, ...(filter ? { filter } : {}) };
   }
 
   async function onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -151,7 +178,14 @@ export function createKubeProxy(deps: KubeProxyDeps) {
       sendStatus(res, admitted.code, admitted.message);
       return;
     }
-    const code = await forward(req, res, admitted.upstream, admitted.decision, routed.restPath + routed.query);
+    const code = await forward(
+      req,
+      res,
+      admitted.upstream,
+      admitted.decision,
+      routed.restPath + routed.query,
+      admitted.filter,
+    );
     if (routed.info.discovery) {
       discoveryCount.set(routed.clusterId, (discoveryCount.get(routed.clusterId) ?? 0) + 1);
       return;
@@ -174,6 +208,13 @@ export function createKubeProxy(deps: KubeProxyDeps) {
     }
     const upgrade = (req.headers.upgrade ?? '').toLowerCase();
     const sub = routed.info.subresource ?? '';
+    if (sub === 'portforward') {
+      // admit() checked options.port_forwarding; the event carries the API server's answer.
+      const { upstream, decision } = admitted;
+      const code = await tunnelPortForward(req, socket, head, upstream, decision, routed.restPath + routed.query);
+      await recordRequest(req, routed, decision, code, startedAt);
+      return;
+    }
     let refusal: string | undefined;
     if (!STREAMING.has(sub))
       refusal = `gatehouse: ${sub || 'this request'} cannot be streamed through Gatehouse (exec and attach can)`;

@@ -6,6 +6,7 @@ import { request } from 'node:https';
 import { isIP } from 'node:net';
 import type { KubeUpstream } from '../../resources/kube-upstream.js';
 import type { KubeDecision } from './kube-access.js';
+import { filterableRequest, filterBody, type ItemFilter, isJson, watchFilter } from './kube-filter.js';
 import { sendStatus } from './kube-request.js';
 
 const HOP_BY_HOP = new Set([
@@ -41,6 +42,8 @@ export function forward(
   upstream: KubeUpstream,
   decision: Allowed,
   restPathAndQuery: string,
+  /** Set when kube_resources reach only part of the list or watch: the items they do not reach are dropped. */
+  filter?: { keep: ItemFilter; watch: boolean },
 ): Promise<number> {
   const base = new URL(upstream.url);
   const headers: OutgoingHttpHeaders = {};
@@ -49,6 +52,7 @@ export function forward(
     headers[name] = value;
   }
   Object.assign(headers, upstreamHeaders(upstream, decision));
+  if (filter) filterableRequest(headers);
   return new Promise((resolve) => {
     const up = request(
       {
@@ -66,15 +70,34 @@ export function forward(
         for (const [name, value] of Object.entries(upRes.headers)) {
           if (value !== undefined && !HOP_BY_HOP.has(name)) out[name] = value;
         }
-        res.writeHead(upRes.statusCode ?? 502, out);
-        // A watch answers headers first and events later: send each as it comes.
-        res.flushHeaders();
-        upRes.pipe(res);
-        upRes.on('end', () => resolve(upRes.statusCode ?? 502));
+        const code = upRes.statusCode ?? 502;
+        upRes.on('end', () => resolve(code));
         upRes.on('error', () => {
           res.destroy();
-          resolve(upRes.statusCode ?? 502);
+          resolve(code);
         });
+        if (filter && code === 200 && !isJson(upRes.headers)) {
+          // Nothing the proxy can read item by item is shown to a principal limited to some items.
+          upRes.resume();
+          sendStatus(res, 502, 'gatehouse: the API server answered a filtered list in a form other than JSON');
+          return;
+        }
+        if (filter && code === 200 && !filter.watch) {
+          const chunks: Buffer[] = [];
+          upRes.on('data', (c: Buffer) => chunks.push(c));
+          upRes.on('end', () => {
+            const body = filterBody(Buffer.concat(chunks), filter.keep);
+            res.writeHead(code, { ...out, 'content-length': body.length });
+            res.end(body);
+          });
+          return;
+        }
+        if (filter && code === 200) delete out['content-length'];
+        res.writeHead(code, out);
+        // A watch answers headers first and events later: send each as it comes.
+        res.flushHeaders();
+        if (filter && code === 200) upRes.pipe(watchFilter(filter.keep)).pipe(res);
+        else upRes.pipe(res);
       },
     );
     up.on('error', (err) => {

@@ -1,0 +1,255 @@
+// Role fields kube_resources and kube_users, and options.port_forwarding, through the Kubernetes
+// proxy with the real kubectl: what the role does not reach is refused by Gatehouse (a Kubernetes
+// Status and a kube.request event) even where the cluster's own RBAC for the impersonated group
+// would allow it, and lists are narrowed item by item. Agents get kubeconfigs bound to themselves;
+// a delegated agent reaches only what the user reaches too; suspending an agent ends its exec.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { type FakeKube, startFakeKube } from './helpers/fake-kube-apiserver.js';
+import { kubectl } from './helpers/fake-kube-apiserver-kubectl.js';
+import { api, requestsTo, startTestServer, type TestServer, userWithRoles } from './helpers/gatehouse.js';
+import { until } from './helpers/until.js';
+
+const EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
+let gh: TestServer;
+let fake: FakeKube;
+let clusterId: string;
+const home = mkdtempSync(join(tmpdir(), 'kube-rbac-'));
+const { admin, as } = requestsTo(() => gh);
+type Event = { type: string; success: boolean; actor: { kind: string; name?: string }; data: Record<string, unknown> };
+const events = async (type: string): Promise<Event[]> =>
+  (await admin('GET', `/v1/events?type=${type}&per_page=100`)).json.events as Event[];
+
+async function kubeconfigFor(token: string, name: string) {
+  const res = await as(token, 'GET', `/v1/resources/${clusterId}/kubeconfig`);
+  assert.equal(res.status, 200, res.text);
+  const dir = mkdtempSync(join(home, `${name}-`));
+  writeFileSync(join(dir, 'config'), res.text);
+  return { kubeconfig: join(dir, 'config'), home: dir };
+}
+
+const SEE = {
+  rules: [{ resources: ['resources'], verbs: ['list', 'read'] }],
+  resources: [{ kinds: ['kube_cluster'] }],
+};
+/** Pods named api-* in dev, every pod in default except secret-*; the group `ops` reaches all namespaces. */
+const PODS_DEV = {
+  name: 'pods-dev',
+  allow: {
+    ...SEE,
+    kube_groups: ['ops'],
+    kube_resources: [
+      { kind: 'pods', namespace: 'dev', name: 'api-*', verbs: ['get', 'list', 'watch', 'exec'] },
+      { kind: 'pods', namespace: 'default', verbs: ['*'] },
+    ],
+  },
+  deny: { kube_resources: [{ kind: 'pods', namespace: 'default', name: 'secret-*', verbs: ['*'] }] },
+};
+let dana: { id: string; token: string };
+/** Owns the agents: an agent reaches no more than its owner (admin's only kube group is system:masters). */
+let owen: { id: string; token: string };
+const newAgent = async (name: string) => {
+  const agent = (await admin('POST', '/v1/agents', { name, roles: ['kube-all'], owner: owen.id })).json;
+  assert.ok(agent.id, JSON.stringify(agent));
+  const token = (await admin('POST', `/v1/agents/${agent.id}/credentials`, {})).json.access_token as string;
+  return { id: agent.id as string, token };
+};
+
+before(async () => {
+  fake = await startFakeKube({
+    rbac: { ops: '*' },
+    pods: [
+      ['default', 'web-1'],
+      ['default', 'secret-1'],
+      ['dev', 'api-1'],
+      ['dev', 'worker-1'],
+      ['prod', 'db-1'],
+    ],
+  });
+  gh = await startTestServer();
+  const created = await admin('POST', '/v1/resources', {
+    kind: 'kube_cluster',
+    name: 'rbac-cluster',
+    address: fake.url,
+    kube: { ca_pem: fake.caPem, token: fake.token },
+  });
+  assert.equal(created.status, 201, created.text);
+  clusterId = created.json.id;
+  for (const role of [
+    PODS_DEV,
+    { name: 'kube-all', allow: { ...SEE, kube_groups: ['ops'] } },
+    { name: 'kube-pf', allow: { ...SEE, kube_groups: ['ops'] }, options: { port_forwarding: true } },
+    { name: 'kube-as-one', allow: { ...SEE, kube_groups: ['ops'], kube_users: ['deployer'] } },
+    { name: 'kube-as-two', allow: { ...SEE, kube_groups: ['ops'], kube_users: ['reader', 'writer'] } },
+  ]) {
+    const res = await admin('POST', '/v1/roles', role);
+    assert.equal(res.status, 201, res.text);
+  }
+  dana = await userWithRoles(gh, 'dana', ['pods-dev']);
+  owen = await userWithRoles(gh, 'owen', ['kube-all']);
+});
+
+after(async () => {
+  await gh?.stop();
+  await fake?.close();
+  rmSync(home, { recursive: true, force: true });
+});
+
+describe('kube_resources', () => {
+  test('a namespace the role does not reach is Gatehouse’s Forbidden though the group could; dev is the control', async () => {
+    const kc = await kubeconfigFor(dana.token, 'dana');
+    const before = fake.seen.length;
+    const refused = await kubectl(['get', 'pods', '-n', 'prod'], kc);
+    assert.equal(refused.code, 1);
+    assert.match(
+      refused.stderr,
+      /Error from server \(Forbidden\): gatehouse: dana may not list pods in namespace prod \(kube_resources\)/,
+    );
+    assert.ok(!fake.seen.slice(before).some((s) => s.path.includes('/namespaces/prod/')), 'never reached the cluster');
+    const event = (await events('kube.request')).find((e) => e.data.namespace === 'prod' && !e.success);
+    assert.deepEqual(
+      [event?.actor.name, event?.data.verb, event?.data.resource, event?.data.response_code],
+      ['dana', 'list', 'pods', 403],
+    );
+    assert.match(String(event?.data.reason), /kube_resources/);
+    const allowed = await kubectl(['get', 'pods', '-n', 'dev', '-o', 'name'], kc);
+    assert.deepEqual([allowed.code, allowed.stdout], [0, 'pod/api-1\n'], allowed.stderr);
+  });
+
+  test('lists are narrowed: names outside the globs and denied names vanish, in every output form', async () => {
+    const kc = await kubeconfigFor(dana.token, 'dana');
+    assert.equal((await kubectl(['get', 'pods', '-o', 'name'], kc)).stdout, 'pod/web-1\n', 'secret-1 denied');
+    const table = await kubectl(['get', 'pods', '-A'], kc);
+    assert.equal(table.code, 0, table.stderr);
+    assert.match(table.stdout, /^NAMESPACE\s+NAME\s+STATUS\ndefault\s+web-1\s+Running\ndev\s+api-1\s+Running\n$/);
+    const json = JSON.parse((await kubectl(['get', 'pods', '-A', '-o', 'json'], kc)).stdout);
+    assert.deepEqual(
+      json.items.map((p: { metadata: { name: string } }) => p.metadata.name),
+      ['web-1', 'api-1'],
+    );
+    const ns = await kubectl(['get', 'namespaces', '-o', 'name'], kc);
+    assert.deepEqual([ns.code, ns.stdout], [0, 'namespace/default\nnamespace/dev\n'], ns.stderr);
+    // Control: a role without kube_resources sees what its group sees.
+    const all = await userWithRoles(gh, 'allie', ['kube-all']);
+    const everything = await kubectl(['get', 'pods', '-A', '-o', 'name'], await kubeconfigFor(all.token, 'allie'));
+    assert.equal(everything.stdout.split('\n').filter(Boolean).length, 5, everything.stdout);
+  });
+
+  test('named objects: a denied or unmatched name is refused, exec included; allowed ones work', async () => {
+    const kc = await kubeconfigFor(dana.token, 'dana');
+    for (const args of [
+      ['get', 'pod', 'secret-1'],
+      ['get', 'pod', 'worker-1', '-n', 'dev'],
+      ['exec', '-n', 'prod', 'db-1', '--', 'echo', 'x'],
+      ['delete', 'pod', 'api-1', '-n', 'dev'],
+    ]) {
+      const run = await kubectl(args, kc);
+      assert.equal(run.code, 1, args.join(' '));
+      assert.match(run.stderr, /Forbidden.*gatehouse: dana may not .*\(kube_resources\)/, args.join(' '));
+    }
+    assert.equal((await kubectl(['get', 'pod', 'api-1', '-n', 'dev', '-o', 'name'], kc)).stdout, 'pod/api-1\n');
+    const exec = await kubectl(['exec', '-n', 'dev', 'api-1', '--', 'whoami'], kc);
+    assert.deepEqual([exec.code, exec.stdout], [0, 'dana\n'], exec.stderr);
+  });
+});
+
+describe('kube_users', () => {
+  test('one kube_users value is the user upstream; of several, --as picks one and nothing else', async () => {
+    const one = await userWithRoles(gh, 'olga', ['kube-as-one']);
+    const before = fake.seen.length;
+    const run = await kubectl(['get', 'pods', '-o', 'name'], await kubeconfigFor(one.token, 'olga'));
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(fake.seen.slice(before).at(-1)?.impersonateUser, 'deployer');
+
+    const two = await userWithRoles(gh, 'tom', ['kube-as-two']);
+    const kc = await kubeconfigFor(two.token, 'tom');
+    // --raw: kubectl's discovery would hide the message behind "unknown".
+    const raw = ['get', '--raw', `/clusters/${clusterId}/api/v1/namespaces/default/pods`];
+    const unchosen = await kubectl(raw, kc);
+    assert.equal(unchosen.code, 1);
+    assert.match(unchosen.stderr, /several Kubernetes users; choose one with kubectl --as \(reader, writer\)/);
+    const other = await kubectl([...raw, '--as', 'system:admin'], kc);
+    assert.match(other.stderr, /Forbidden.*impersonation is set by Gatehouse/);
+    const mark = fake.seen.length;
+    const chosen = await kubectl(['get', 'pods', '-o', 'name', '--as', 'writer'], kc);
+    assert.equal(chosen.code, 0, chosen.stderr);
+    assert.deepEqual(
+      [fake.seen.slice(mark).at(-1)?.impersonateUser, fake.seen.slice(mark).at(-1)?.impersonateGroups],
+      ['writer', ['ops']],
+    );
+  });
+});
+
+describe('port-forward', () => {
+  test('refused without options.port_forwarding (event, never upstream); with it the upgrade reaches the cluster', async () => {
+    const kc = await kubeconfigFor(dana.token, 'dana');
+    const refused = await kubectl(['port-forward', 'pod/web-1', '0:80'], { ...kc, timeoutMs: 20_000 });
+    assert.notEqual(refused.code, 0);
+    assert.match(refused.stderr, /port-forward needs a role with options.port_forwarding/);
+    assert.ok(!fake.seen.some((s) => s.path.includes('/portforward')));
+    const refusal = (await events('kube.request')).find((e) => e.data.subresource === 'portforward');
+    assert.deepEqual([refusal?.success, refusal?.data.response_code], [false, 403]);
+
+    const pf = await userWithRoles(gh, 'pat', ['kube-pf']);
+    const run = await kubectl(['port-forward', 'pod/web-1', '0:80'], {
+      ...(await kubeconfigFor(pf.token, 'pat')),
+      timeoutMs: 20_000,
+    });
+    // The fake speaks no SPDY: it answers that the tunnel reached it, as the impersonated user.
+    assert.match(run.stderr, /port-forward reached the fake API server as pat/);
+    const reached = fake.seen.find((s) => s.path.includes('/pods/web-1/portforward'));
+    assert.deepEqual([reached?.impersonateUser, reached?.impersonateGroups], ['pat', ['ops']]);
+    const event = (await events('kube.request')).find(
+      (e) => e.data.subresource === 'portforward' && e.actor.name === 'pat',
+    );
+    assert.equal(event?.data.response_code, 400);
+  });
+});
+
+describe('agents', () => {
+  test('an agent’s kubeconfig acts as the agent; a delegated agent reaches only what the user reaches too', async () => {
+    const { id: botId, token: botToken } = await newAgent('kube-bot');
+    const own = await kubeconfigFor(botToken, 'bot');
+    const mark = fake.seen.length;
+    const prod = await kubectl(['get', 'pods', '-n', 'prod', '-o', 'name'], own);
+    assert.deepEqual([prod.code, prod.stdout], [0, 'pod/db-1\n'], prod.stderr);
+    assert.equal(fake.seen.slice(mark).at(-1)?.impersonateUser, 'kube-bot');
+    const issued = (await events('kube.kubeconfig.issued')).find((e) => e.actor.name === 'kube-bot');
+    assert.equal(issued?.actor.kind, 'agent');
+
+    assert.equal((await as(dana.token, 'POST', `/v1/agents/${botId}/delegations`, {})).status, 201);
+    const exchanged = await api(gh.url, 'POST', '/v1/auth/token', {
+      body: { grant_type: EXCHANGE, subject_token: dana.token, actor_token: botToken },
+    });
+    assert.equal(exchanged.status, 200, exchanged.text);
+    const forDana = await kubeconfigFor(exchanged.json.access_token, 'bot-for-dana');
+    const refused = await kubectl(['get', 'pods', '-n', 'prod'], forDana);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /Forbidden.*may not list pods in namespace prod/);
+    const dev = await kubectl(['get', 'pods', '-n', 'dev', '-o', 'name'], forDana);
+    assert.deepEqual([dev.code, dev.stdout], [0, 'pod/api-1\n'], dev.stderr);
+  });
+
+  test('suspending an agent ends its running exec: kubectl is told, the session says terminated', async () => {
+    const agent = await newAgent('exec-bot');
+    const running = kubectl(['exec', 'web-1', '--', 'sleep'], await kubeconfigFor(agent.token, 'exec-bot'));
+    const session = await until('the agent’s exec to be live', async () => {
+      const list = (await admin('GET', `/v1/sessions?per_page=100&principal=${agent.id}`)).json.sessions;
+      return (list as Array<{ id: string; status: string }>).find((s) => s.status === 'active');
+    });
+    const suspended = await admin('PATCH', `/v1/agents/${agent.id}`, { status: 'suspended' });
+    assert.equal(suspended.status, 200, suspended.text);
+    assert.ok(JSON.stringify(suspended.json.ended_sessions).includes(session.id), suspended.text);
+    const run = await running;
+    assert.notEqual(run.code, 0);
+    assert.match(run.stderr, /session terminated|terminated/);
+    const ended = await until('the record to end', async () => {
+      const s = (await admin('GET', `/v1/sessions/${session.id}`)).json;
+      return s.ended_at ? s : undefined;
+    });
+    assert.equal(ended.status, 'terminated');
+  });
+});
