@@ -52,13 +52,19 @@ export function run(env: Record<string, string>, args: string[] = ['start']): Pr
     out += d;
   });
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no start within 20 s:\n${out}`)), 20_000);
+    // Generous: several instances compiling through tsx at once on a loaded 2-core machine are slow.
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`no start within 60 s:\n${out}`));
+    }, 60_000);
     const check = () => {
-      const m = /auth API (http:\/\/[^\s,]+), web (http:\/\/[^\s,]+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ child, output: () => out, authUrl: m[1] as string, webUrl: m[2] as string });
-      }
+      // The start line lists what this process's roles listen on (an auth-only one has no web).
+      const line = /^Gatehouse \S+: (.*)\n/m.exec(out)?.[1];
+      if (line === undefined) return;
+      const authUrl = /auth API (http:\/\/[^\s,]+)/.exec(line)?.[1] ?? '';
+      const webUrl = /web (http:\/\/[^\s,]+)/.exec(line)?.[1] ?? '';
+      clearTimeout(timer);
+      resolve({ child, output: () => out, authUrl, webUrl });
     };
     child.stdout?.on('data', check);
     child.on('exit', (code) => {

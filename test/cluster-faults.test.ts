@@ -1,0 +1,172 @@
+// The auth tier under faults, as real processes: three Gatehouse instances on a 3-member etcd and one
+// PostgreSQL audit store. One instance SIGKILLed under 200 writers: every write that got a 2xx is
+// there afterwards (the user and its event), the failures are few, bounded and retryable, the others
+// go on. Two etcd members stopped: writes answer 503 state_unavailable, authenticated reads go on from
+// the instances' caches, and writes come back with quorum.
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { type EtcdCluster, startEtcd } from './helpers/etcd.js';
+import { api } from './helpers/gatehouse.js';
+import { adminSql, POSTGRES_URL } from './helpers/postgres.js';
+import { type Running, run, stop } from './helpers/process.js';
+import { until } from './helpers/until.js';
+
+const BOOTSTRAP = 'cluster-faults-bootstrap-key-0123456789abcdef';
+const schema = `gh_faults_${randomBytes(5).toString('hex')}`;
+const dir = mkdtempSync(join(tmpdir(), 'gatehouse-faults-'));
+const sealKey = join(dir, 'seal.key');
+writeFileSync(sealKey, randomBytes(32), { mode: 0o600 });
+
+let etcd: EtcdCluster;
+let instances: Running[] = [];
+let token: string;
+
+before(async () => {
+  etcd = await startEtcd(3);
+  const env = (i: number) => ({
+    GATEHOUSE_DATA_DIR: join(dir, `i${i}`),
+    GATEHOUSE_BACKEND_URL: etcd.url('/faults/'),
+    GATEHOUSE_AUDIT_URL: `${POSTGRES_URL}?schema=${schema}`,
+    GATEHOUSE_SEAL_KEY_FILE: sealKey,
+    GATEHOUSE_BOOTSTRAP_API_KEY: BOOTSTRAP,
+    GATEHOUSE_ROLES: 'auth',
+  });
+  const started = await Promise.allSettled([0, 1, 2].map((i) => run(env(i))));
+  instances = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+  const failed = started.find((s) => s.status === 'rejected');
+  if (failed) throw (failed as PromiseRejectedResult).reason;
+  const login = await api(instances[0]?.authUrl as string, 'POST', '/v1/auth/token', { body: { api_key: BOOTSTRAP } });
+  assert.equal(login.status, 200, login.text);
+  token = login.json.access_token;
+  // Every instance knows the token before the load starts.
+  for (const i of instances) {
+    await until('the token everywhere', async () =>
+      (await api(i.authUrl, 'GET', '/v1/roles', { token })).status === 200 ? true : undefined,
+    );
+  }
+});
+
+after(async () => {
+  await Promise.allSettled(instances.map((i) => stop(i, 'SIGKILL')));
+  await etcd?.close();
+  await adminSql(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => undefined);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+interface Outcome {
+  name: string;
+  status: number | 'connection';
+  code?: string;
+  id?: string;
+  at: number;
+}
+
+async function createUser(base: string, name: string): Promise<Outcome> {
+  try {
+    const res = await api(base, 'POST', '/v1/users', { token, body: { name, roles: [] } });
+    return { name, status: res.status, code: res.json?.code, id: res.json?.id, at: performance.now() };
+  } catch {
+    return { name, status: 'connection', at: performance.now() };
+  }
+}
+
+describe('the auth tier under faults', () => {
+  test('an instance SIGKILLed under 200 writers: no acknowledged write is missing, failures are few and retryable', async () => {
+    const outcomes: Outcome[] = [];
+    const down = new Set<string>();
+    let running = true;
+    const writers = Array.from({ length: 200 }, async (_, w) => {
+      for (let n = 0; running; n++) {
+        // Round robin over the instances this writer has not seen fail, as a client behind a
+        // health-checked load balancer would get.
+        const live = instances.filter((i) => !down.has(i.authUrl));
+        const target = live[(w + n) % live.length] as Running;
+        const outcome = await createUser(target.authUrl, `w${w}-${n}`);
+        outcomes.push(outcome);
+        if (outcome.status === 'connection') down.add(target.authUrl);
+      }
+    });
+    await new Promise((r) => setTimeout(r, 3000));
+    const victim = instances[2] as Running;
+    await stop(victim, 'SIGKILL');
+    const killedAt = performance.now();
+    await new Promise((r) => setTimeout(r, 5000));
+    running = false;
+    await Promise.all(writers);
+    instances = instances.slice(0, 2);
+
+    const acked = outcomes.filter((o) => o.status === 201);
+    const failed = outcomes.filter((o) => o.status !== 201);
+    const afterKill = acked.filter((o) => o.at > killedAt + 500).length;
+    const kinds = new Map<string, number>();
+    for (const o of failed) kinds.set(`${o.status}${o.code ? ` ${o.code}` : ''}`, (kinds.get(`${o.status}`) ?? 0) + 1);
+    console.log(
+      `# SIGKILL under 200 writers: ${acked.length} acknowledged (${afterKill} more than 0.5 s after the kill), ${failed.length} failed ${JSON.stringify([...kinds])}`,
+    );
+    assert.ok(afterKill > 100, 'the service went on after the kill');
+    // Bounded: at most the requests in flight to the dead instance (one per writer), all of them
+    // connection errors a client retries; nothing else failed.
+    assert.ok(failed.length <= 200, `${failed.length} failures`);
+    for (const o of failed) assert.equal(o.status, 'connection', JSON.stringify(o));
+
+    // Every acknowledged user is there, and so is its user.created event.
+    const a = instances[0] as Running;
+    const users = new Set<string>();
+    for (let page = 1; ; page++) {
+      const res = await api(a.authUrl, 'GET', `/v1/users?per_page=100&page=${page}`, { token });
+      assert.equal(res.status, 200, res.text);
+      for (const u of res.json.users) users.add(u.id);
+      if (res.json.users.length < 100) break;
+    }
+    const missing = acked.filter((o) => !users.has(o.id as string));
+    assert.deepEqual(missing, [], 'acknowledged users missing');
+    const events = await adminSql<{ n: string }>(
+      `SELECT count(DISTINCT target_id) AS n FROM ${schema}.events WHERE type = 'user.created' AND target_id = ANY($1)`,
+      [acked.map((o) => o.id)],
+    );
+    assert.equal(Number(events.rows[0]?.n), acked.length, 'every acknowledged user has its user.created event');
+  });
+
+  test('two of three etcd members down: writes 503 state_unavailable, cached reads go on, then writes return', async () => {
+    const a = instances[0] as Running;
+    const b = instances[1] as Running;
+    const made = await createUser(a.authUrl, 'before-outage');
+    assert.equal(made.status, 201);
+    await until('B has the user', async () =>
+      (await api(b.authUrl, 'GET', `/v1/users/${made.id}`, { token })).status === 200 ? true : undefined,
+    );
+    const [, m1, m2] = etcd.members;
+    await Promise.all([m1?.stop(), m2?.stop()]);
+    try {
+      const t0 = performance.now();
+      const refused = await api(a.authUrl, 'POST', '/v1/users', { token, body: { name: 'during-outage', roles: [] } });
+      const took = performance.now() - t0;
+      console.log(`# no etcd quorum: a write answered ${refused.status} after ${took.toFixed(0)} ms`);
+      assert.equal(refused.status, 503, refused.text);
+      assert.equal(refused.json.code, 'state_unavailable');
+      assert.equal(refused.headers.get('retry-after'), '1');
+      assert.ok(took < 15_000, `${took} ms`);
+      for (const i of [a, b]) {
+        const read = await api(i.authUrl, 'GET', `/v1/users/${made.id}`, { token });
+        assert.equal(read.status, 200, `an authenticated read from the cache: ${read.text}`);
+      }
+    } finally {
+      await Promise.all([m1?.start(), m2?.start()]);
+    }
+    const back = await until(
+      'writes with quorum back',
+      async () => {
+        const o = await createUser(b.authUrl, 'after-outage');
+        return o.status === 201 ? o : undefined;
+      },
+      30_000,
+    );
+    assert.equal(back.status, 201);
+    const none = await api(a.authUrl, 'GET', '/v1/users?name=during-outage', { token });
+    assert.equal(none.json.pagination.total, 0, 'the refused write did not happen');
+  });
+});
