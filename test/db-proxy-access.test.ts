@@ -4,8 +4,9 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
+import pg from 'pg';
 import { api, startTestServer, type TestServer, userWithRoles } from './helpers/gatehouse.js';
-import { psql, requirePostgres, through } from './helpers/psql.js';
+import { psql, requirePostgres, run, through } from './helpers/psql.js';
 import { until } from './helpers/until.js';
 
 interface Event {
@@ -64,6 +65,28 @@ if (requirePostgres('PostgreSQL proxy access')) {
         assert.equal(role.status, 201, role.text);
       }
       alice = await userWithRoles(gh, 'alice', ['db-dev']);
+      const ro = await admin('POST', '/v1/roles', {
+        name: 'db-ro',
+        allow: {
+          resources: [{ kinds: ['database'], labels: { env: 'dev' } }],
+          db_users: ['postgres'],
+          db_names: ['test'],
+        },
+        options: { db_read_only: true },
+      });
+      assert.equal(ro.status, 201, ro.text);
+      const setup = await run('psql', [
+        '-X',
+        '-h',
+        '127.0.0.1',
+        '-U',
+        'postgres',
+        '-d',
+        'test',
+        '-c',
+        'drop table if exists gh_ro_t; create table gh_ro_t (id int)',
+      ]);
+      assert.equal(setup.code, 0, setup.stderr);
     });
     after(async () => {
       await gh?.stop();
@@ -190,6 +213,75 @@ if (requirePostgres('PostgreSQL proxy access')) {
       const refused = await psql(through(port, 'postgres', 'pg', 'test'), token, ['-c', 'select 1']);
       assert.equal(refused.code, 2);
       assert.match(refused.stderr, /gatehouse: the password is not a valid Gatehouse access token or ticket/);
+    });
+
+    test('db_read_only: PostgreSQL refuses writes, the proxy refuses what would lift it; a role without it writes', async () => {
+      const rita = await userWithRoles(gh, 'rita', ['db-ro']);
+      const script = [
+        'select count(*) as before from gh_ro_t;',
+        'insert into gh_ro_t values (1);',
+        'set default_transaction_read_only = off;',
+        // A name put together at run time is no name to match: set_config itself is refused.
+        "select set_config('default_transaction_' || 'read_' || 'only', 'off', false);",
+        'begin read write;',
+        'reset all;',
+        'insert into gh_ro_t values (2);',
+        'show default_transaction_read_only;',
+      ].join('\n');
+      const r = await psql(
+        through(port, 'postgres', 'pg', 'test'),
+        rita.token,
+        ['-v', 'ON_ERROR_STOP=0', '-tA'],
+        script,
+      );
+      assert.equal(r.stdout.trim().split('\n').join(','), '0,RESET,on');
+      const errors = r.stderr
+        .trim()
+        .split('\n')
+        .filter((l) => l.includes('ERROR:'));
+      assert.deepEqual(
+        errors.map((l) => l.replace(/^psql:<stdin>:\d+: /, '')),
+        [
+          'ERROR:  cannot execute INSERT in a read-only transaction',
+          'ERROR:  gatehouse: this session is read-only (role option db_read_only): default_transaction_read_only cannot be changed',
+          'ERROR:  gatehouse: this session is read-only (role option db_read_only): set_config() is not allowed',
+          'ERROR:  gatehouse: this session is read-only (role option db_read_only): READ WRITE transactions are not allowed',
+          'ERROR:  cannot execute INSERT in a read-only transaction',
+        ],
+      );
+      // node-postgres, extended protocol: the same refusal, and the session goes on.
+      const client = new pg.Client({
+        host: '127.0.0.1',
+        port,
+        user: 'postgres@pg',
+        database: 'test',
+        password: rita.token,
+      });
+      await client.connect();
+      try {
+        await assert.rejects(
+          client.query('SET SESSION CHARACTERISTICS AS TRANSACTION READ WRITE'),
+          /READ WRITE transactions are not allowed/,
+        );
+        await assert.rejects(client.query('insert into gh_ro_t values ($1)', [3]), /read-only transaction/);
+        assert.equal((await client.query('select count(*)::int as n from gh_ro_t')).rows[0].n, 0);
+      } finally {
+        await client.end();
+      }
+      const refused = await until('the refused SET as a db.query event', async () =>
+        (await events(`type=db.query&actor=${rita.id}`)).find(
+          (e) => e.data.text === 'set default_transaction_read_only = off;',
+        ),
+      );
+      assert.equal(refused.success, false);
+      assert.equal((refused.data.error as { code: string }).code, '25006');
+      // Positive control: a role without the option writes.
+      const w = await psql(through(port, 'postgres', 'pg', 'test'), alice.token, [
+        '-tAc',
+        'insert into gh_ro_t values (9) returning id',
+      ]);
+      assert.equal(w.code, 0, w.stderr);
+      assert.equal(w.stdout.trim().split('\n')[0], '9');
     });
   });
 }

@@ -16,6 +16,7 @@ import type { AccessChecker } from '../access-checker.js';
 import { type AuthDeps, authenticateClient, type ClientStartup, readClientStartup } from './client-startup.js';
 import { runDbSession } from './db-session.js';
 import { createQueryLog } from './query-log.js';
+import { READ_ONLY_STARTUP } from './read-only.js';
 import { cancelUpstream, connectUpstream, UpstreamError } from './upstream.js';
 import { errorResponse } from './wire.js';
 
@@ -162,7 +163,8 @@ export function createDbProxy(deps: DbProxyDeps) {
         port,
         user: target.dbUser,
         database: target.dbName,
-        parameters: startup.passOn,
+        // Set at startup, it is also what RESET and DISCARD ALL return to (read-only.ts).
+        parameters: { ...startup.passOn, ...(decision.options.dbReadOnly ? READ_ONLY_STARTUP : {}) },
         ...(password === undefined ? {} : { password }),
         ...(deps.upstreamTimeoutMs ? { timeoutMs: deps.upstreamTimeoutMs } : {}),
       });

@@ -12,6 +12,7 @@ import type { SessionRegistry } from '../../sessions/session-registry.js';
 import type { DatabaseRef } from './db-proxy.js';
 import { FrameScanner } from './frame-scanner.js';
 import type { QueryLog } from './query-log.js';
+import { ReadOnlyGuard } from './read-only.js';
 import { type StatementOutcome, StatementTracker } from './statement-tracker.js';
 import type { UpstreamSession } from './upstream.js';
 import { authenticationOk, backendKeyData, errorResponse } from './wire.js';
@@ -149,16 +150,22 @@ export async function runDbSession(ctx: DbSessionContext): Promise<void> {
   const ready = greeting.pop() as Buffer;
   client.write(Buffer.concat([authenticationOk(), ...greeting, backendKeyData(ctx.key.pid, ctx.key.secret), ready]));
 
+  const readOnly = ctx.options.dbReadOnly ? new ReadOnlyGuard() : undefined;
   const toUpstream = (chunk: Buffer) => {
     bytesIn += chunk.length;
+    const checked = readOnly ? readOnly.filter(chunk) : { chunk };
     fromClient.scan(chunk);
-    if (!up.write(chunk)) {
+    if ('end' in checked) return terminate(checked.end);
+    if (!up.write(checked.chunk)) {
       upstreamFull = true;
       client.pause();
     }
   };
   const toClient = (chunk: Buffer) => {
     bytesOut += chunk.length;
+    // Checked before the scan, so terminate() knows whether the client stands between two messages.
+    const lifted = readOnly?.watch(chunk);
+    if (lifted) return terminate(lifted);
     fromServer.scan(chunk);
     if (!client.write(chunk)) up.pause();
   };

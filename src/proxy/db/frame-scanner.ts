@@ -15,6 +15,12 @@ export class FrameScanner {
   private inspected = false;
   private parts: Buffer[] = [];
   private collected = 0;
+  /**
+   * Where the message just reported lies in the chunk being scanned: its first byte (-1 when it
+   * began in an earlier chunk) and the byte after its last. Valid inside the callback only.
+   */
+  messageStart = -1;
+  messageEnd = 0;
 
   /**
    * @param want how many bytes of a message's body to collect for the callback (0: skip it unseen)
@@ -33,8 +39,10 @@ export class FrameScanner {
   scan(chunk: Buffer): void {
     let at = 0;
     const end = chunk.length;
+    this.messageStart = -1;
     while (at < end) {
       if (this.remaining === 0) {
+        if (this.headerFill === 0) this.messageStart = at;
         // Reading a header (possibly split across chunks).
         if (this.headerFill === 0 && end - at >= 5) {
           this.type = chunk[at] as number;
@@ -58,6 +66,7 @@ export class FrameScanner {
         this.collected = 0;
         this.parts = [];
         if (this.remaining === 0) {
+          this.messageEnd = at;
           this.finish();
           continue;
         }
@@ -70,7 +79,10 @@ export class FrameScanner {
       }
       at += n;
       this.remaining -= n;
-      if (this.remaining === 0) this.finish();
+      if (this.remaining === 0) {
+        this.messageEnd = at;
+        this.finish();
+      }
     }
   }
 
