@@ -11,9 +11,11 @@ import { openPostgresBackend, type PostgresBackendOptions } from '../src/backend
 import { channelFor, STATE_POSTGRES_SCHEMA_VERSION } from '../src/backend/postgres-schema.js';
 import type { Backend } from '../src/backend/types.js';
 import { ConfigError } from '../src/config/load.js';
+import { GatehouseError } from '../src/lib/errors.js';
 import { runBackendConformance } from './conformance/backend-conformance.js';
 import { describeEvent, eventKey, eventRevision, record, sleep } from './conformance/helpers.js';
 import { adminSql, POSTGRES_URL, postgresUnreachable } from './helpers/postgres.js';
+import { freePort } from './helpers/sshd.js';
 
 const URL_ = POSTGRES_URL;
 
@@ -246,6 +248,36 @@ if (unreachable !== undefined) {
         );
       } finally {
         await s.cleanup();
+      }
+    });
+
+    test('a PostgreSQL that cannot be reached is the retryable 503 state_unavailable, not an internal error', async () => {
+      const port = await freePort();
+      const backend = openBackend(`postgres://postgres@127.0.0.1:${port}/test?schema=gh_nowhere`, {
+        dataDir: '.',
+        synchronous: 'NORMAL',
+      });
+      try {
+        for (const call of [() => backend.put('k', 'v'), () => backend.get('k'), () => backend.getRange('')]) {
+          await assert.rejects(call(), (e: unknown) => {
+            assert.ok(e instanceof GatehouseError, String(e));
+            assert.equal(e.code, 'state_unavailable');
+            assert.equal(e.headers?.['retry-after'], '1');
+            return true;
+          });
+        }
+        // Positive control: a reachable store answers through the same wrapper.
+        const s = scratch();
+        try {
+          const ok = openBackend(withSchema(s.schema), { dataDir: '.', synchronous: 'NORMAL' });
+          await ok.put('k', 'v');
+          assert.equal((await ok.get('k'))?.value, 'v');
+          await ok.close();
+        } finally {
+          await s.cleanup();
+        }
+      } finally {
+        await backend.close().catch(() => undefined);
       }
     });
 

@@ -10,6 +10,7 @@ import { openEtcdBackend, parseEtcdUrl } from './etcd.js';
 import { openPostgresBackend, parsePostgresBackendUrl } from './postgres.js';
 import { openSqliteBackend } from './sqlite.js';
 import type { Backend } from './types.js';
+import { guardBackend, pgUnavailable } from './unavailable.js';
 
 const KEY = 'config key backend_url (or GATEHOUSE_BACKEND_URL)';
 
@@ -49,7 +50,7 @@ export function openBackend(
       throw new ConfigError(`${KEY}: ${(error as Error).message}`);
     }
     // Connects and migrates in the background; every operation (and ping) waits for that.
-    return openPostgresBackend({ url });
+    return guardBackend(openPostgresBackend({ url }), 'PostgreSQL', pgUnavailable);
   }
   return openSqliteBackend({ path: sqliteBackendPath(url, opts.dataDir), synchronous: opts.synchronous });
 }
