@@ -1,6 +1,7 @@
 // The composition root: open the stores named by config, build the services, bootstrap, and start
 // the listeners of the configured roles. Returns a handle that shuts everything down in order.
 import { mkdirSync, readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import pino from 'pino';
 import { buildApi } from './api/build-api.js';
@@ -10,6 +11,8 @@ import { startAuditRetention } from './audit/retention.js';
 import { holdInstanceLease } from './backend/instance-lease.js';
 import { isEmbeddedBackend } from './backend/open.js';
 import { type BootstrapResult, bootstrapAdmin } from './bootstrap.js';
+import { authPeers, refuseSecondProxyWithoutRedis } from './cluster/instances.js';
+import { openSharedState, registerRedisMetric } from './cluster/shared-state.js';
 import { ConfigError } from './config/load.js';
 import type { Config } from './config/schema.js';
 import { type Clock, systemClock } from './lib/clock.js';
@@ -104,15 +107,27 @@ export async function startGatehouse(
   const metrics = config.metrics_enabled ? createMetrics({ prefix: config.metrics_prefix, clock }) : undefined;
   metrics?.setHealthChecks({ backend: () => backend.ping(), audit: () => auditStore.ping() });
   if (metrics) watchAuditStatus(auditStore, metrics);
+  // Redis (or this process) for what instances share beyond the state store; an outage is logged
+  // once each way, and the instance keeps serving on its own counters meanwhile.
+  const shared = openSharedState(config.redis_url, {
+    onError: (err) => logger.warn({ err }, 'redis'),
+    onChange: (up) =>
+      up
+        ? logger.info('redis reachable: shared counters and session registry in use again')
+        : logger.warn('redis unreachable: per-instance fallback until it is back'),
+  });
+  if (metrics && shared.link) registerRedisMetric(metrics, shared.link);
+  metrics?.setAuthPeers(() => authPeers(backend, shared.bus.instanceId), runsAuth);
   const services = await createServices({
     config,
     backend,
     auditStore: metrics ? instrumentAuditStore(auditStore, metrics) : auditStore,
     clock,
+    shared,
     warn: (message) => logger.warn(message),
     ...(metrics ? { metrics, onFailedLogin: () => metrics.failedLogins.inc() } : {}),
   }).catch(async (e: unknown) => {
-    await Promise.allSettled([backend.close(), auditStore.close()]);
+    await Promise.allSettled([backend.close(), auditStore.close(), shared.close()]);
     if (e instanceof SealKeyMismatch) throw new StartupError(e.message, { cause: e });
     throw e;
   });
@@ -152,7 +167,12 @@ export async function startGatehouse(
     metrics?.trackConnections(auth.app.server, 'auth');
   }
   // Tells offline tools (gatehouse admin reset) that this process uses the state store.
-  const instanceLease = holdInstanceLease(backend, { onError: (err) => logger.warn({ err }, 'instance lease') });
+  // Its value says which roles this process runs, for other instances (cluster/instances.ts).
+  const home = `${hostname()}:${dataDir}`;
+  const instanceLease = holdInstanceLease(backend, {
+    onError: (err) => logger.warn({ err }, 'instance lease'),
+    info: { roles: config.roles, home, instance: shared.bus.instanceId },
+  });
   const handle: Gatehouse = {
     ...(metrics ? { metrics } : {}),
     routes: auth?.routes ?? [],
@@ -172,6 +192,7 @@ export async function startGatehouse(
       await retention?.stop();
       await instanceLease.stop();
       services.close();
+      await shared.close();
       await auditStore.close();
       await backend.close();
     },
@@ -196,6 +217,11 @@ export async function startGatehouse(
           { retentionMs },
         );
   try {
+    if (config.roles.includes('proxy') && !shared.link && !isEmbeddedBackend(config.backend_url)) {
+      // Check once our own lease is written, so two proxies starting together see each other.
+      for (let i = 0; i < 40 && !instanceLease.held; i++) await new Promise((r) => setTimeout(r, 50));
+      await refuseSecondProxyWithoutRedis(backend, { instance: shared.bus.instanceId, home });
+    }
     const hostFor = (h: string) => (h.includes(':') ? `[${h}]` : h);
     if (auth) {
       await auth.app.listen({ host: authAddr.host, port: authAddr.port });

@@ -18,6 +18,7 @@ import { backfillFoldedNames } from './auth/unique-names.js';
 import { createStateCache } from './backend/cache.js';
 import { createStateStore, type StateStore } from './backend/state.js';
 import type { Backend } from './backend/types.js';
+import { openSharedState, type SharedState } from './cluster/shared-state.js';
 import type { Config } from './config/schema.js';
 import type { Clock } from './lib/clock.js';
 import { parseDuration } from './lib/duration.js';
@@ -77,8 +78,10 @@ export interface Services extends AgentServices, AgentBasics {
   /** Where users reach the PostgreSQL proxy; undefined without one. */
   dbEndpoint(): { host: string; port: number } | undefined;
   publishDbEndpoint(endpoint: { host: string; port: number }): void;
-  /** /readyz checks; one that answers a string is ready, with that detail. */
-  readiness: Record<string, () => Promise<void | string>>;
+  /** /readyz checks; one that answers a string is ready, with that detail (Redis: its fallback). */
+  readiness: Record<string, () => Promise<unknown>>;
+  /** Counters, session registry and pub/sub shared through Redis, or kept in this process. */
+  shared: SharedState;
   /** Prometheus metrics, when enabled (e.g. sessions observe session_duration_seconds). */
   metrics?: Metrics;
   close(): void;
@@ -91,6 +94,8 @@ export async function createServices(deps: {
   clock: Clock;
   onFailedLogin?: () => void;
   metrics?: Metrics;
+  /** Redis (redis_url) or in-process; the caller closes it. Default: in-process. */
+  shared?: SharedState;
   /** Start-up findings an operator should see (e.g. names that already differ only in case). */
   warn?: (message: string) => void;
 }): Promise<Services> {
@@ -102,13 +107,12 @@ export async function createServices(deps: {
   const policies = createPolicyResolver(state);
   const covering = createCovering({ state, policies, audit });
   const tokenIndex = createTokenIndex(state);
-  const agentBasics = createAgentBasics({ config, state, clock, tokenIndex });
-  const throttle = createLoginThrottle(
-    {
-      maxFailures: config.login_throttle.max_failures,
-      windowMs: parseDuration(config.login_throttle.window) as number,
-    },
-    clock,
+  const shared = deps.shared ?? openSharedState(undefined);
+  const agentBasics = createAgentBasics({ config, state, clock, tokenIndex, shared });
+  const throttleWindowMs = parseDuration(config.login_throttle.window) as number;
+  const throttle = shared.loginThrottle(
+    createLoginThrottle({ maxFailures: config.login_throttle.max_failures, windowMs: throttleWindowMs }, clock),
+    throttleWindowMs,
   );
   const pipeline = createPrincipalPipeline({
     state,
@@ -174,7 +178,7 @@ export async function createServices(deps: {
     clock,
     options: dispatcherOptionsFrom(config.webhooks),
   });
-  const sessionRegistry = createSessionRegistry({ state, audit, clock });
+  const sessionRegistry = createSessionRegistry({ state, audit, clock, bus: shared.bus });
   let sshEndpoint: { host: string; port: number } | undefined;
   let dbEndpoint: { host: string; port: number } | undefined;
   const recordings = createRecordingService({
@@ -232,7 +236,12 @@ export async function createServices(deps: {
     publishDbEndpoint: (endpoint) => {
       dbEndpoint = endpoint;
     },
-    readiness: { backend: () => backend.ping(), audit: () => auditReadiness(auditStore) },
+    readiness: {
+      backend: () => backend.ping(),
+      audit: () => auditReadiness(auditStore),
+      ...(shared.link ? { redis: () => shared.readiness() } : {}),
+    },
+    shared,
     ...(deps.metrics ? { metrics: deps.metrics } : {}),
     close: () => {
       agentBasics.usage.stop();

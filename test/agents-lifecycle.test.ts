@@ -190,6 +190,7 @@ describe('lifecycle', () => {
       revoked_tokens: 1,
       revoked_credentials: 2,
       ended_sessions: [],
+      confirmed_ended_sessions: [],
       revoked_issued_for_others: { api_keys: 0, ssh_keys: 0, credentials: 0, tokens: 0 },
     });
     assert.equal((await as(t1, 'GET', '/v1/events')).status, 401);

@@ -53,6 +53,8 @@ export interface Ended {
   revoked_tokens: number;
   revoked_credentials: number;
   ended_sessions: string[];
+  /** Of those, the ones whose proxy confirmed it ended them (within a few seconds). */
+  confirmed_ended_sessions: string[];
   /** What the agent had created for other principals (API keys, SSH keys, credentials), taken back. */
   revoked_issued_for_others: IssuedForOthers;
 }
@@ -66,10 +68,11 @@ const limitsOf = (input: Partial<AgentRateLimit> | undefined, base?: AgentRateLi
     input?.credentials_per_minute !== undefined ? input.credentials_per_minute : (base?.credentials_per_minute ?? null),
 });
 
-const endedOf = (plan: KillPlan): Ended => ({
+const endedOf = (plan: KillPlan, confirmed: string[]): Ended => ({
   revoked_tokens: plan.revokedTokens,
   revoked_credentials: plan.revokedCredentials,
   ended_sessions: plan.endedSessions,
+  confirmed_ended_sessions: confirmed,
   revoked_issued_for_others: plan.issuedForOthers,
 });
 
@@ -352,7 +355,9 @@ export function createAgentService(deps: {
           ended,
         );
       }
-      return ended ? { agent, ended: endedOf(ended) } : { agent };
+      if (!ended) return { agent };
+      const confirmed = await deps.killSwitch.confirmEnded(ended, agent.status as KillAction);
+      return { agent, ended: endedOf(ended, confirmed) };
     },
 
     /** Revokes everything the agent holds and removes it (its events stay in the audit trail). */
@@ -368,7 +373,7 @@ export function createAgentService(deps: {
       });
       deps.limits.forget(id);
       await recordStatusChange(ctx, agent, 'deleted', plan);
-      return { id, ...endedOf(plan) };
+      return { id, ...endedOf(plan, await deps.killSwitch.confirmEnded(plan, 'deleted')) };
     },
   };
 }

@@ -82,7 +82,7 @@ export function createCredentialIssuer(deps: {
   /** A breach of the agent's credential-issuance limit is a 429 and (once a minute) an event. */
   async function checkIssuanceLimit(ctx: RequestContext, agent: AgentRecord): Promise<void> {
     const perMinute = agent.rate_limit?.credentials_per_minute ?? deps.limits.defaults.credentialsPerMinute;
-    const breach = deps.limits.take('credentials', agent.id, perMinute);
+    const breach = await deps.limits.take('credentials', agent.id, perMinute);
     if (!breach) return;
     if (breach.report) {
       await audit.record({

@@ -2,7 +2,8 @@
 // write — its status, every token (revoked with the reason, so holders hear agent_suspended), its
 // API keys, its credentials, and its live sessions (marked terminated for the proxy to end). Every
 // instance sees the write through the backend watch, and authentication reads only that cache, so
-// the next request with any of its tokens fails, everywhere.
+// the next request with any of its tokens fails, everywhere. After the write, confirmEnded asks the
+// proxies holding its sessions to end them now and reports which confirmed (cluster/session-bus.ts).
 
 import type { AgentRecord, ApiKeyRecord, CredentialRecord, DelegationGrant } from '../auth/records.js';
 import { keys, prefixes } from '../auth/records.js';
@@ -12,6 +13,7 @@ import { heldFoldedKey } from '../auth/unique-names.js';
 import type { CachedItem } from '../backend/cache.js';
 import type { StateStore } from '../backend/state.js';
 import type { Condition, Operation } from '../backend/types.js';
+import type { SessionBus } from '../cluster/session-bus.js';
 import { isoTime } from '../lib/clock.js';
 import { sessionTerminationOps } from '../sessions/session-registry.js';
 import { type SshKeyRecord, sshKeyDeleteOps, sshKeyRemovalOps } from '../ssh-keys/ssh-key-service.js';
@@ -48,6 +50,7 @@ export type KillSwitch = ReturnType<typeof createKillSwitch>;
 export function createKillSwitch(deps: {
   state: StateStore;
   tokenIndex: Pick<TokenIndex, 'ofPrincipal' | 'ofApiKey' | 'ofCredential'>;
+  sessions: Pick<SessionBus, 'confirmEnded'>;
 }) {
   const { state } = deps;
 
@@ -183,5 +186,11 @@ export function createKillSwitch(deps: {
     };
   }
 
-  return { plan };
+  /** Once the plan is written: the sessions it ended whose holder confirmed it (bounded wait). */
+  const confirmEnded = (plan: Pick<KillPlan, 'endedSessions'>, action: KillAction): Promise<string[]> =>
+    plan.endedSessions.length === 0
+      ? Promise.resolve([])
+      : deps.sessions.confirmEnded(plan.endedSessions, REASON[action]);
+
+  return { plan, confirmEnded };
 }

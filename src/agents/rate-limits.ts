@@ -1,6 +1,7 @@
 // Per-agent limits: a token bucket per agent for requests and one for credential issuance, refilled
-// continuously at the agent's per-minute rate. In-process (each instance counts its own traffic);
-// shared buckets arrive with Redis.
+// continuously at the agent's per-minute rate. These buckets are one process's; with Redis
+// (src/cluster/shared-counters.ts) every instance takes from the same bucket, these serving as the
+// fallback while Redis is unreachable.
 import type { Clock } from '../lib/clock.js';
 
 export type LimitKind = 'requests' | 'credentials';
@@ -26,7 +27,26 @@ interface Bucket {
 const REPORT_EVERY_MS = 60_000;
 const MAX_BUCKETS = 100_000;
 
-export type AgentLimits = ReturnType<typeof createAgentLimits>;
+/**
+ * What the API asks. Asynchronous because the buckets may live in Redis: an agent spread over three
+ * auth instances must not get three times its limit, and one Redis round trip (sub-millisecond on a
+ * LAN) is cheap beside the request it guards. Only agents' requests pay it.
+ */
+export interface AgentLimits {
+  take(kind: LimitKind, agentId: string, perMinute: number): Promise<Breach | undefined>;
+  readonly defaults: { requestsPerMinute: number; credentialsPerMinute: number };
+  /** Forgets an agent's buckets (after it was deleted). */
+  forget(agentId: string): void;
+}
+
+export type LocalAgentLimits = ReturnType<typeof createAgentLimits>;
+
+/** The per-process buckets behind the asynchronous interface (the embedded default). */
+export const asAgentLimits = (local: LocalAgentLimits): AgentLimits => ({
+  take: async (kind, agentId, perMinute) => local.take(kind, agentId, perMinute),
+  defaults: local.defaults,
+  forget: (agentId) => local.forget(agentId),
+});
 
 export function createAgentLimits(clock: Clock, defaults: { requestsPerMinute: number; credentialsPerMinute: number }) {
   const buckets = { requests: new Map<string, Bucket>(), credentials: new Map<string, Bucket>() };

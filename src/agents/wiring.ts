@@ -7,6 +7,7 @@ import type { PolicyResolver } from '../auth/policy-resolver.js';
 import type { TokenIndex } from '../auth/token-index.js';
 import type { TokenService } from '../auth/token-service.js';
 import type { StateStore } from '../backend/state.js';
+import type { SharedState } from '../cluster/shared-state.js';
 import { ConfigError } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import type { Clock } from '../lib/clock.js';
@@ -49,15 +50,19 @@ export function createAgentBasics(deps: {
   state: StateStore;
   clock: Clock;
   tokenIndex: TokenIndex;
+  /** Where the buckets live: Redis (shared by every instance) or this process. */
+  shared: Pick<SharedState, 'agentLimits' | 'bus'>;
 }): AgentBasics {
   const { config, state, clock } = deps;
   return {
     usage: createUsageTracker({ state, clock }),
-    agentLimits: createAgentLimits(clock, {
-      requestsPerMinute: config.agents.requests_per_minute,
-      credentialsPerMinute: config.agents.credentials_per_minute,
-    }),
-    killSwitch: createKillSwitch({ state, tokenIndex: deps.tokenIndex }),
+    agentLimits: deps.shared.agentLimits(
+      createAgentLimits(clock, {
+        requestsPerMinute: config.agents.requests_per_minute,
+        credentialsPerMinute: config.agents.credentials_per_minute,
+      }),
+    ),
+    killSwitch: createKillSwitch({ state, tokenIndex: deps.tokenIndex, sessions: deps.shared.bus }),
   };
 }
 

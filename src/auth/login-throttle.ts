@@ -3,7 +3,9 @@
 // window, further *failing* attempts are answered 429 (+ Retry-After) until the window ends. A valid
 // credential is never checked against the counters: keys and tokens are 256-bit random, so the
 // throttle exists to make failures cheap, and refusing a valid key would let anyone behind the same
-// NAT or load balancer lock everyone else out. In-process; shared counters come with Redis.
+// NAT or load balancer lock everyone else out. These counters are one process's; with Redis
+// (src/cluster/shared-counters.ts) every instance counts into the same ones, these serving as the
+// fallback while Redis is unreachable.
 import type { Clock } from '../lib/clock.js';
 
 export interface ThrottleOptions {
@@ -11,7 +13,22 @@ export interface ThrottleOptions {
   windowMs: number;
 }
 
-export type LoginThrottle = ReturnType<typeof createLoginThrottle>;
+/** What the token service asks. Asynchronous because the counters may live in Redis; only failed logins pay for it. */
+export interface LoginThrottle {
+  /** Seconds to wait, if any of these counters is over the limit now. */
+  retryAfter(keys: string[]): Promise<number | undefined>;
+  recordFailure(keys: string[]): Promise<void>;
+  readonly limit: number;
+}
+
+export type LocalLoginThrottle = ReturnType<typeof createLoginThrottle>;
+
+/** The per-process throttle behind the asynchronous interface (the embedded default). */
+export const asLoginThrottle = (local: LocalLoginThrottle): LoginThrottle => ({
+  retryAfter: async (keys) => local.retryAfter(keys),
+  recordFailure: async (keys) => local.recordFailure(keys),
+  limit: local.limit,
+});
 
 /** What failures are counted against: the caller's address, and the credential it presented. */
 export const throttleKeys = (remoteAddr: string, presentedHash?: string): string[] =>

@@ -146,7 +146,7 @@ export function createTokenService(deps: {
     deps.onFailedLogin?.();
     const throttled = await throttledError(ctx, counted);
     if (throttled) return throttled;
-    deps.throttle.recordFailure(counted);
+    await deps.throttle.recordFailure(counted);
     await audit.record({
       type: 'auth.login.failed',
       actor: { kind: 'anonymous' },
@@ -158,7 +158,7 @@ export function createTokenService(deps: {
   }
 
   async function throttledError(ctx: RequestContext, counted: string[]): Promise<GatehouseError | undefined> {
-    const wait = deps.throttle.retryAfter(counted);
+    const wait = await deps.throttle.retryAfter(counted);
     if (wait === undefined) return undefined;
     await audit.record({
       type: 'auth.login.throttled',

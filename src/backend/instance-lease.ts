@@ -16,11 +16,21 @@ export interface InstanceHolder {
   since: string;
   /** When the lease runs out if the holder stops renewing it (epoch ms). */
   expiresAt?: number;
+  /** The roles it runs (auth, proxy), when it said. */
+  roles?: string[];
+  /** Host and data dir: the same on a restart, so a new process can tell its own crashed predecessor. */
+  home?: string;
+  /** The process's instance id (the session bus's), to tell itself from the others. */
+  instance?: string;
 }
 
 export function holdInstanceLease(
   backend: Backend,
-  opts: { ttlMs?: number; onError?: (error: unknown) => void } = {},
+  opts: {
+    ttlMs?: number;
+    onError?: (error: unknown) => void;
+    info?: Pick<InstanceHolder, 'roles' | 'home' | 'instance'>;
+  } = {},
 ): LeaseRunner {
   const name = `${PREFIX}${randomBytes(8).toString('hex')}`;
   return runUnderLease(
@@ -29,6 +39,7 @@ export function holdInstanceLease(
     {
       ttlMs: opts.ttlMs ?? INSTANCE_LEASE_TTL_MS,
       holder: `gatehouse pid ${process.pid} on ${hostname()}`,
+      ...(opts.info ? { info: opts.info } : {}),
       ...(opts.onError ? { onError: opts.onError } : {}),
     },
     // Nothing to do but hold it until stop() (or until it is lost, when the runner takes it again).
@@ -40,7 +51,7 @@ export function holdInstanceLease(
 export async function runningInstances(backend: Pick<Backend, 'getRange'>): Promise<InstanceHolder[]> {
   const items = await backend.getRange(leaseKey(PREFIX));
   return items.map((item) => {
-    let value: { holder?: unknown; acquired_at?: unknown } = {};
+    let value: { holder?: unknown; acquired_at?: unknown; roles?: unknown; home?: unknown; instance?: unknown } = {};
     try {
       value = JSON.parse(item.value) as typeof value;
     } catch {
@@ -50,6 +61,9 @@ export async function runningInstances(backend: Pick<Backend, 'getRange'>): Prom
       holder: typeof value.holder === 'string' ? value.holder : 'an unidentified process',
       since: typeof value.acquired_at === 'string' ? value.acquired_at : 'an unknown time',
       ...(item.expiresAt !== undefined ? { expiresAt: item.expiresAt } : {}),
+      ...(Array.isArray(value.roles) ? { roles: value.roles.filter((r): r is string => typeof r === 'string') } : {}),
+      ...(typeof value.home === 'string' ? { home: value.home } : {}),
+      ...(typeof value.instance === 'string' ? { instance: value.instance } : {}),
     };
   });
 }

@@ -13,6 +13,8 @@ export interface LeaseOptions {
   retryMs?: number;
   /** Identifies this holder in the lock's value, for operators. */
   holder?: string;
+  /** More fields for the lock's value, for whoever lists the holders (e.g. an instance's roles). */
+  info?: Record<string, unknown>;
   onError?: (error: unknown) => void;
 }
 
@@ -57,7 +59,7 @@ export function runUnderLease(
 
   async function tryAcquire(): Promise<Item | undefined> {
     try {
-      const value = JSON.stringify({ holder, acquired_at: new Date().toISOString() });
+      const value = JSON.stringify({ ...opts.info, holder, acquired_at: new Date().toISOString() });
       return await backend.create(key, value, { expiresAt: Date.now() + ttlMs });
     } catch (error) {
       if (!(error instanceof BackendError)) opts.onError?.(error);

@@ -71,6 +71,15 @@ export const ConfigSchema = Type.Object(
         description: 'A PostgreSQL replica (postgres://…, one host or several) for audit queries and export',
       }),
     ),
+    redis_url: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 2048,
+        description:
+          'Shared counters, live-session registry and session pub/sub for several instances: redis://host:port ' +
+          'or redis+cluster://h1:p1,h2:p2 (rediss:// for TLS). Unset: each process keeps these in memory.',
+      }),
+    ),
     recordings_url: Type.Optional(
       Type.String({
         minLength: 1,

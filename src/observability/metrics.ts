@@ -25,6 +25,11 @@ export interface Metrics {
   readonly auditQueueDepth: Gauge;
   /** The checks behind auth_cluster_health; each must resolve within the health timeout. */
   setHealthChecks(checks: Record<string, () => Promise<void>>): void;
+  /**
+   * How auth_cluster_health counts: this instance (if it runs auth and its checks pass) plus the
+   * other auth instances seen alive (their instance leases), as `peers` answers at scrape time.
+   */
+  setAuthPeers(peers: () => Promise<number>, selfIsAuth: boolean): void;
   /** Reports seconds until notAfter of a certificate (PEM; the first one of a chain) under `name`. */
   watchCertificate(name: string, pem: string | Buffer): void;
   /** Counts the open connections of an HTTP(S) server under its listener label. */
@@ -45,12 +50,12 @@ function processRegistry(prefix: string): Registry {
   return registry;
 }
 
-async function within(check: () => Promise<void>, ms: number): Promise<void> {
+async function within<T>(check: () => Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   try {
-    await Promise.race([
+    return await Promise.race([
       Promise.resolve().then(check),
-      new Promise((_, reject) => {
+      new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(new Error('timeout')), ms);
       }),
     ]);
@@ -73,20 +78,26 @@ export function createMetrics(opts: { prefix?: string; clock?: () => number; hea
   const registry = new Registry();
   const registers = [registry];
   let healthChecks: Array<() => Promise<void>> = [];
+  let authPeers: () => Promise<number> = async () => 0;
+  let selfIsAuth = true;
   const certificates = new Map<string, number>();
 
   new Gauge({
     name: `${prefix}_auth_cluster_health`,
-    help: '1 when the backend and the audit store answer their ping, 0 otherwise (checked at scrape time).',
+    help: 'Auth instances seen healthy: this one if its backend and audit store answer their ping, plus the other auth instances whose instance lease is alive (checked at scrape time).',
     registers,
     async collect() {
-      if (healthChecks.length === 0) return this.set(0);
-      try {
-        await Promise.all(healthChecks.map((check) => within(check, healthTimeoutMs)));
-        this.set(1);
-      } catch {
-        this.set(0);
+      const peers = within(authPeers, healthTimeoutMs).catch(() => 0);
+      let self = 0;
+      if (selfIsAuth && healthChecks.length > 0) {
+        try {
+          await Promise.all(healthChecks.map((check) => within(check, healthTimeoutMs)));
+          self = 1;
+        } catch {
+          self = 0;
+        }
       }
+      this.set(self + (await peers));
     },
   });
   const activeConnections = new Gauge({
@@ -150,6 +161,10 @@ export function createMetrics(opts: { prefix?: string; clock?: () => number; hea
     auditQueueDepth,
     setHealthChecks(checks) {
       healthChecks = Object.values(checks);
+    },
+    setAuthPeers(peers, isAuth) {
+      authPeers = peers;
+      selfIsAuth = isAuth;
     },
     watchCertificate(name, pem) {
       certificates.set(name, certificateNotAfter(pem));

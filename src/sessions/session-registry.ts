@@ -2,11 +2,14 @@
 // sees them) and the live ones this process holds. Terminating is a write: the session's record turns
 // `terminated`, and the instance holding it sees that through the watch and ends it — so DELETE
 // /v1/sessions/{id} and the agent kill switch reach a session on any proxy instance the same way.
+// The session bus (src/cluster/session-bus.ts) knows which instance holds which session and lets a
+// caller ask for, and wait for, the holder's confirmation that a session ended.
 import type { AuditLog } from '../audit/audit-log.js';
 import { actorOfPrincipal, type PrincipalName } from '../auth/principal.js';
 import { keys, prefixes } from '../auth/records.js';
 import type { StateStore } from '../backend/state.js';
 import type { Operation } from '../backend/types.js';
+import { createSessionBus, type SessionBus } from '../cluster/session-bus.js';
 import { type Clock, isoTime } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
 
@@ -77,9 +80,15 @@ export function sessionTerminationOps(
 
 export type SessionRegistry = ReturnType<typeof createSessionRegistry>;
 
-export function createSessionRegistry(deps: { state: StateStore; audit: AuditLog; clock: Clock }) {
+export function createSessionRegistry(deps: { state: StateStore; audit: AuditLog; clock: Clock; bus?: SessionBus }) {
   const { state, audit, clock } = deps;
   const live = new Map<string, LiveSession>();
+  const bus = deps.bus ?? createSessionBus();
+  bus.setEnder((id, reason) => {
+    const session = live.get(id);
+    session?.terminate(`gatehouse: session terminated (${reason})`);
+    return session !== undefined;
+  });
 
   // A session record turning `terminated` (API, kill switch, another instance) ends it here.
   const unsubscribe = state.cache.onChange((key, item) => {
@@ -111,6 +120,7 @@ export function createSessionRegistry(deps: { state: StateStore; audit: AuditLog
       bytes_out: 0,
     };
     live.set(record.id, session(record.id));
+    bus.held(record.id);
     try {
       await state.insert(keys.session(record.id), record);
       await audit.record({
@@ -131,6 +141,7 @@ export function createSessionRegistry(deps: { state: StateStore; audit: AuditLog
       });
     } catch (error) {
       live.delete(record.id);
+      bus.released(record.id);
       throw error;
     }
     return record;
@@ -153,6 +164,7 @@ export function createSessionRegistry(deps: { state: StateStore; audit: AuditLog
     },
   ): Promise<SessionRecord | undefined> {
     live.delete(id);
+    bus.released(id);
     for (let attempt = 0; attempt < 5; attempt++) {
       const item = state.get<SessionRecord>(keys.session(id));
       if (!item) return undefined;
@@ -261,6 +273,12 @@ export function createSessionRegistry(deps: { state: StateStore; audit: AuditLog
     end,
     endOrphaned,
     terminate,
+    /**
+     * After sessions were marked terminated: asks their holders (here or on other instances) to end
+     * them now, and answers the ids whose holder confirmed they ended.
+     */
+    confirmEnded: (ids: string[], reason: string): Promise<string[]> =>
+      ids.length === 0 ? Promise.resolve([]) : bus.confirmEnded(ids, reason),
     withLiveCounters,
     get: (id: string): SessionRecord | undefined => state.get<SessionRecord>(keys.session(id))?.value,
     list: (): SessionRecord[] => state.list<SessionRecord>(prefixes.sessions).map((i) => i.value),

@@ -94,7 +94,8 @@ export function createSessionService(deps: {
 
     get: (p: Principal, id: string) => findVisible(p, id),
 
-    async terminate(ctx: Ctx, id: string): Promise<SessionRecord> {
+    /** Marks the session terminated, then waits (bounded) for its holder to confirm it ended. */
+    async terminate(ctx: Ctx, id: string): Promise<SessionRecord & { confirmed_ended: boolean }> {
       const record = findVisible(ctx.principal, id);
       if (record.status !== 'active') throw conflict(`session ${record.id} has already ${record.status}`);
       const reason = `terminated by ${ctx.principal.name}`;
@@ -110,7 +111,8 @@ export function createSessionService(deps: {
         ...eventContext(ctx),
         data: { principal: record.principal, login: record.login },
       });
-      return terminated;
+      const confirmed = await sessions.confirmEnded([record.id], reason);
+      return { ...terminated, confirmed_ended: confirmed.includes(record.id) };
     },
 
     /** A one-time ticket for the caller itself, for a server and login its rights reach now. */

@@ -90,6 +90,10 @@ const Ended = {
   revoked_tokens: Type.Integer({ description: 'Tokens (access and refresh) revoked by this change' }),
   revoked_credentials: Type.Integer({ description: 'Credentials revoked by this change' }),
   ended_sessions: Type.Array(Type.String(), { description: 'Live sessions ended (sess_…)' }),
+  confirmed_ended_sessions: Type.Array(Type.String(), {
+    description:
+      'Of ended_sessions, those whose proxy confirmed within 3 s that it ended them; the others are marked terminated and end when their proxy sees it',
+  }),
   revoked_issued_for_others: Type.Object(
     {
       api_keys: Type.Integer(),
@@ -110,6 +114,7 @@ export const UpdatedAgent = Type.Object(
     revoked_tokens: Type.Optional(Ended.revoked_tokens),
     revoked_credentials: Type.Optional(Ended.revoked_credentials),
     ended_sessions: Type.Optional(Ended.ended_sessions),
+    confirmed_ended_sessions: Type.Optional(Ended.confirmed_ended_sessions),
     revoked_issued_for_others: Type.Optional(Ended.revoked_issued_for_others),
   },
   {

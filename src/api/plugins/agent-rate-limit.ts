@@ -8,34 +8,35 @@ import { actorOf } from '../../auth/principal.js';
 import { GatehouseError } from '../../lib/errors.js';
 
 export function installAgentRateLimit(app: FastifyInstance, deps: { agentLimits: AgentLimits; audit: AuditLog }): void {
-  // Callback style, like the rest of the pipeline: the common path stays synchronous.
+  // Callback style, like the rest of the pipeline: requests of users never wait for the bucket.
   app.addHook('onRequest', (request: FastifyRequest, _reply, done) => {
     const p = request.principal;
     if (p?.kind !== 'agent' || p.requestsPerMinute === undefined) return done();
-    const breach = deps.agentLimits.take('requests', p.id, p.requestsPerMinute);
-    if (!breach) return done();
-    const error = new GatehouseError('rate_limited', `agent ${p.name} may make ${breach.limit} requests a minute`, {
-      headers: rateLimitHeaders(breach),
-    });
-    if (!breach.report) return done(error);
-    deps.audit
-      .record({
-        type: 'agent.rate_limited',
-        actor: actorOf({ principal: p, remoteAddr: request.ip, requestId: request.id }),
-        target: { kind: 'agent', id: p.id, name: p.name },
-        success: false,
-        remote_addr: request.ip,
-        request_id: request.id,
-        data: {
-          limit: 'requests_per_minute',
-          per_minute: breach.limit,
-          refused: breach.refused,
-          route: request.routeOptions.url,
-        },
-      })
-      .then(
-        () => done(error),
-        (e: Error) => done(e),
-      );
+    deps.agentLimits.take('requests', p.id, p.requestsPerMinute).then((breach) => {
+      if (!breach) return done();
+      const error = new GatehouseError('rate_limited', `agent ${p.name} may make ${breach.limit} requests a minute`, {
+        headers: rateLimitHeaders(breach),
+      });
+      if (!breach.report) return done(error);
+      deps.audit
+        .record({
+          type: 'agent.rate_limited',
+          actor: actorOf({ principal: p, remoteAddr: request.ip, requestId: request.id }),
+          target: { kind: 'agent', id: p.id, name: p.name },
+          success: false,
+          remote_addr: request.ip,
+          request_id: request.id,
+          data: {
+            limit: 'requests_per_minute',
+            per_minute: breach.limit,
+            refused: breach.refused,
+            route: request.routeOptions.url,
+          },
+        })
+        .then(
+          () => done(error),
+          (e: Error) => done(e),
+        );
+    }, done);
   });
 }

@@ -19,6 +19,7 @@ import {
   SessionParams,
   SessionQuery,
   type SessionView,
+  TerminatedSession,
   Ticket,
   TicketRequest,
 } from './sessions.schema.js';
@@ -76,12 +77,16 @@ export function sessionRoutes(
       config: { permission: { resource: 'sessions', verb: 'delete' }, grants: [] },
       schema: {
         tags,
-        summary: 'Terminate a live session: the user sees a message, the recording is closed properly',
+        summary:
+          'Terminate a live session, on whichever proxy holds it: the user sees a message, the recording is closed properly',
         params: SessionParams,
-        response: responses({ 200: Session }),
+        response: responses({ 200: TerminatedSession }),
       },
     },
-    async (request) => view(await service.terminate(authenticatedContext(request), request.params.id)),
+    async (request) => {
+      const { confirmed_ended, ...record } = await service.terminate(authenticatedContext(request), request.params.id);
+      return { ...(await view(record)), confirmed_ended };
+    },
   );
 
   app.post(
@@ -162,6 +167,7 @@ export function sessionRoutes(
         summary: 'Download the recording (asciicast v2, or plain text with ?format=text)',
         params: SessionParams,
         querystring: RecordingQuery,
+        produces: ['application/x-asciicast', 'text/plain'],
         response: responses({ 200: Type.String({ description: 'application/x-asciicast or text/plain' }) }),
       },
     },
@@ -189,6 +195,7 @@ export function sessionRoutes(
         summary:
           'Watch a live session as it happens (text/event-stream, read-only): each message is one asciicast v2 line, the header first and what was recorded before you joined; `event: end` when the session ends',
         params: SessionParams,
+        produces: ['text/event-stream'],
         response: responses({ 200: Type.String({ description: 'text/event-stream' }) }),
       },
     },

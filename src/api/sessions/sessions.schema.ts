@@ -45,6 +45,18 @@ export const Session = Type.Object(
 );
 export type SessionView = Static<typeof Session>;
 
+export const TerminatedSession = Type.Object(
+  {
+    ...Session.properties,
+    confirmed_ended: Type.Boolean({
+      description:
+        'Whether the instance holding the session confirmed, within 3 s, that it ended it. false: it is marked ' +
+        'terminated and its holder ends it when it sees that (e.g. after a Redis outage), or the holder is gone',
+    }),
+  },
+  { additionalProperties: false },
+);
+
 export const SessionQuery = listQuery({
   status: Type.Optional(Status),
   principal: Type.Optional(Type.String({ maxLength: 80, description: 'user_… or agent_… id, or a name' })),
