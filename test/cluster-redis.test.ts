@@ -9,6 +9,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import pino from 'pino';
+import { loadConfig } from '../src/config/load.js';
+import { StartupError, startGatehouse } from '../src/server.js';
 import { type EtcdCluster, startEtcd } from './helpers/etcd.js';
 import { ADMIN_KEY, api, startTestServer, type TestServer } from './helpers/gatehouse.js';
 import { type RedisServer, redisMissing, startRedis, tokenRequestFrom } from './helpers/redis.js';
@@ -196,6 +199,44 @@ describe('two instances sharing one Redis', { skip: missing }, () => {
       });
     });
   }
+
+  test('a second proxy without Redis is refused at start, naming the setting; with Redis it starts', async () => {
+    const proxy = (redisUrl?: string) =>
+      startGatehouse(
+        loadConfig({
+          env: {},
+          overrides: {
+            data_dir: mkdtempSync(join(tmp, 'proxy-')),
+            roles: ['proxy'],
+            web_addr: '127.0.0.1:0',
+            ssh_addr: '127.0.0.1:0',
+            kube_addr: '127.0.0.1:0',
+            db_addr: '127.0.0.1:0',
+            metrics_enabled: false,
+            log_level: 'silent',
+            'webhooks.deliver': false,
+            backend_url: etcd.url('/redis/'),
+            seal_key_file: sealKey,
+            ...(redisUrl ? { redis_url: redisUrl } : {}),
+          },
+        }),
+        { logger: pino({ level: 'silent' }) },
+      );
+    await assert.rejects(
+      proxy(),
+      (e: unknown) =>
+        e instanceof StartupError &&
+        /another proxy instance already uses this state store .*redis_url \(GATEHOUSE_REDIS_URL\)/.test(e.message),
+    );
+    const withRedis = await proxy(redis.url);
+    assert.ok(withRedis.webUrl, 'positive control: the same proxy with Redis starts');
+    await withRedis.close();
+  });
+
+  test('auth_cluster_health counts the auth instances alive: 2 while A and B run', async () => {
+    const text = await (await fetch(`${a.metricsUrl}/metrics`)).text();
+    assert.equal(Number(/^gatehouse_auth_cluster_health (\S+)$/m.exec(text)?.[1]), 2);
+  });
 
   test('Redis stopped: both keep serving on per-instance counters and say so; restarted: sharing resumes', async () => {
     assert.deepEqual(await readyz(a), { status: 200, redis: 'ok' }, 'control: Redis up');
