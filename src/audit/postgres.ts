@@ -22,7 +22,7 @@
 import pg from 'pg';
 import { backoffMs, createHostTracker, isConnectionLoss, type Target, unavailable } from './pg-primary.js';
 import { deleteEventsBefore, queryEvents, replayLagSeconds, tailEvents } from './pg-read.js';
-import { column, encodeBody, migrate, quote } from './pg-schema.js';
+import { column, migrate, quote, rowsJson } from './pg-schema.js';
 import { parseAuditUrl } from './pg-url.js';
 import type { AuditEvent, AuditStore, AuditStoreStatus } from './types.js';
 
@@ -90,29 +90,10 @@ export async function openPostgresAuditStore(opts: PostgresAuditOptions): Promis
     throw cause instanceof Error ? new Error(`${(error as Error).message}: ${cause.message}`, { cause }) : error;
   }
 
-  const appendSql = `SELECT ${s}.append_events($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::boolean[], $9::jsonb[])`;
+  const appendSql = `SELECT ${s}.append_events_json($1::json)`;
   const appendName = 'gatehouse-audit-append'; // one writer per store, so one schema per connection
   let lastCommitAt: number | undefined;
   let replicaRetryAt = 0;
-
-  function columns(events: AuditEvent[]): unknown[][] {
-    const cols: unknown[][] = [[], [], [], [], [], [], [], [], []];
-    for (const e of events) {
-      const row = [
-        column(e.id),
-        Date.parse(e.time),
-        column(e.type),
-        column(e.actor.id),
-        column(e.actor.kind),
-        column(e.target?.id),
-        column(e.session_id),
-        e.success,
-        encodeBody(e),
-      ];
-      for (let i = 0; i < row.length; i++) (cols[i] as unknown[]).push(row[i]);
-    }
-    return cols;
-  }
 
   /** A commit that outlives the deadline is cut off (its socket destroyed) and counted as lost. */
   async function commit(target: Target, events: AuditEvent[], deadline: number): Promise<void> {
@@ -128,7 +109,7 @@ export async function openPostgresAuditStore(opts: PostgresAuditOptions): Promis
       );
     });
     try {
-      await Promise.race([client.query({ name: appendName, text: appendSql, values: columns(events) }), timeout]);
+      await Promise.race([client.query({ name: appendName, text: appendSql, values: [rowsJson(events)] }), timeout]);
       lastCommitAt = Date.now();
     } finally {
       clearTimeout(timer);
