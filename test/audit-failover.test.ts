@@ -7,7 +7,9 @@
 // /readyz says writes are blocked.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { openAuditStore } from '../src/audit/open.js';
 import { parseAuditUrl } from '../src/audit/pg-url.js';
+import { ConfigError } from '../src/config/load.js';
 import { ADMIN_KEY, api, type Reply, startTestServer, type TestServer } from './helpers/gatehouse.js';
 import { type PgReplication, startReplication } from './helpers/pg-replication.js';
 import { until } from './helpers/until.js';
@@ -35,6 +37,19 @@ describe('multi-host audit URLs', () => {
       );
     }
     assert.throws(() => parseAuditUrl('postgres://db1:5432,:5433/x'), /host or host:port/);
+  });
+
+  test('audit_read_url needs audit_url on PostgreSQL, and is checked at start without echoing it', async () => {
+    const defaults = { sqlitePath: '/nonexistent/never.db', synchronous: 'FULL' as const };
+    await assert.rejects(
+      openAuditStore(undefined, { ...defaults, readUrl: 'postgres://r:s3cret@db2/audit' }),
+      (e: Error) => e instanceof ConfigError && /audit_read_url/.test(e.message) && !e.message.includes('s3cret'),
+    );
+    await assert.rejects(
+      openAuditStore('postgres://db1/audit', { ...defaults, readUrl: 'mysql://r:s3cret@db2/audit' }),
+      (e: Error) =>
+        e instanceof ConfigError && /audit_read_url.*postgres:\/\//.test(e.message) && !e.message.includes('s3cret'),
+    );
   });
 });
 
