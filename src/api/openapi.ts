@@ -1,9 +1,10 @@
 // The OpenAPI 3.1 document, generated from the route schemas, and the docs page at /v1/docs.
 // Each operation names the permission it needs (x-gatehouse-permission) and, if it changes
 // anything, the covering checks that guard what it hands out (x-gatehouse-grants).
-import swagger from '@fastify/swagger';
+import swagger, { type SwaggerTransformObject } from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
+import { refineOpenApi } from './openapi-refine.js';
 import { describePermission, type Permission } from './route-config.js';
 
 export async function registerOpenApi(app: FastifyInstance, version: string): Promise<void> {
@@ -29,6 +30,10 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
       if (grants !== undefined) out['x-gatehouse-grants'] = grants;
       return { schema: out as typeof schema, url };
     },
+    transformObject: (document) =>
+      refineOpenApi(
+        (document as { openapiObject: Record<string, unknown> }).openapiObject,
+      ) as ReturnType<SwaggerTransformObject>,
   });
 }
 

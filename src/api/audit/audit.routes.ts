@@ -24,6 +24,8 @@ export function auditRoutes(app: App, deps: { auditRead: AuditReadService }): vo
           tags,
           summary: 'List audit events, newest first (format=ndjson streams them all)',
           querystring: EventQuery,
+          // JSON pages, or with format=ndjson one event per line (the document says both).
+          produces: ['application/json', 'application/x-ndjson'],
           response: responses({ 200: EventList }),
         },
       },

@@ -59,6 +59,7 @@ export const CreateWebhook = Type.Object(
     url: Type.String({
       minLength: 1,
       maxLength: 2048,
+      pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s]+$',
       description: 'https URL (http and private addresses only for hosts in webhook_allowed_hosts)',
     }),
     event_types: Type.Array(EventTypePattern, { minItems: 1, maxItems: 32 }),

@@ -77,7 +77,12 @@ export async function sessionFetch(input: Request): Promise<Response> {
   return response;
 }
 
-export const api = createClient<paths>({ baseUrl: '', credentials: 'same-origin', fetch: sessionFetch });
+// The console reads JSON only: answers the document also lists as NDJSON or text stay out of `data`'s type.
+export const api = createClient<paths, `${string}/json`>({
+  baseUrl: '',
+  credentials: 'same-origin',
+  fetch: sessionFetch,
+});
 
 /** The data of an openapi-fetch answer, or the Problem it carried. */
 export async function ok<D>(call: Promise<{ data?: D; error?: unknown; response: Response }>): Promise<D> {
