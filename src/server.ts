@@ -148,10 +148,12 @@ export async function startGatehouse(
   let dbProxy: DbProxy | undefined;
   let kubeProxy: KubeProxy | undefined;
   let recordingsStarted = false;
+  let draining = false;
   const common = {
     logger,
     version: VERSION,
     startedAt: Date.now(),
+    draining: () => draining,
     ...(https ? { https } : {}),
     ...(metrics ? { metrics } : {}),
     limits: {
@@ -179,6 +181,16 @@ export async function startGatehouse(
     services,
     bootstrap,
     async close() {
+      // A proxy of a cluster sits behind a load balancer: fail its health check first and keep serving
+      // while the balancer notices (http.shutdown_drain), so no new connection reaches a closing
+      // listener. The embedded single process (npm start) has no balancer to wait for.
+      const drainMs = parseDuration(config.http.shutdown_drain) as number;
+      const behindBalancer = config.roles.includes('proxy') && !isEmbeddedBackend(config.backend_url);
+      if (behindBalancer && !draining && drainMs > 0) {
+        draining = true;
+        await new Promise((r) => setTimeout(r, drainMs));
+      }
+      draining = true;
       // SSH sessions first: each user is told, each recording closed (and queued for upload).
       await sshProxy?.close();
       await dbProxy?.close();

@@ -32,6 +32,8 @@ const shared = () => ({
   backend_url: etcd.url('/proxies/'),
   audit_url: `${PG}?schema=${schema}`,
   seal_key_file: sealKey,
+  // Two proxies share rate limits, throttles and live sessions through Redis (the machine's).
+  redis_url: process.env.GATEHOUSE_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
 });
 
 function startProxy(overrides: Record<string, unknown> = {}): Promise<Gatehouse> {
@@ -49,6 +51,7 @@ function startProxy(overrides: Record<string, unknown> = {}): Promise<Gatehouse>
       metrics_enabled: false,
       log_level: 'silent',
       'webhooks.deliver': false,
+      'http.shutdown_drain': '3s',
       ...shared(),
       ...overrides,
     },
@@ -116,12 +119,21 @@ describe('the proxy tier behind haproxy', () => {
     assert.ok(p99(delays) < 1000);
   });
 
-  test('haproxy takes a proxy out within 2 s of its /webapi/ping failing; requests keep succeeding', async () => {
+  test('a draining proxy answers 503 on /webapi/ping, haproxy takes it out within 2 s, and no request fails', async () => {
     const gone = proxies[0] as Gatehouse;
     const t0 = performance.now();
-    await gone.close();
+    // shutdown_drain is 3 s here: the proxy keeps serving while its health check fails.
+    const closing = gone.close();
+    const ping = await fetch(`${gone.webUrl}/webapi/ping`);
+    assert.equal(ping.status, 503);
+    assert.equal(((await ping.json()) as { status: string }).status, 'draining');
     let downAfter = 0;
+    let served = 0;
     for (;;) {
+      // Requests through haproxy keep succeeding during the drain, whichever proxy takes them.
+      const res = await fetch(`${haproxy.url}/v1/roles`, { headers: { authorization: `Bearer ${auth.adminToken}` } });
+      assert.equal(res.status, 200, await res.text());
+      served += 1;
       const s = await haproxy.status();
       if (s.proxy0?.startsWith('DOWN')) {
         downAfter = performance.now() - t0;
@@ -130,8 +142,11 @@ describe('the proxy tier behind haproxy', () => {
       assert.ok(performance.now() - t0 < 5000, `haproxy still has proxy0 ${s.proxy0}`);
       await new Promise((r) => setTimeout(r, 50));
     }
-    console.log(`# haproxy marked the stopped proxy DOWN after ${downAfter.toFixed(0)} ms`);
+    console.log(
+      `# haproxy marked the draining proxy DOWN after ${downAfter.toFixed(0)} ms (${served} requests served meanwhile)`,
+    );
     assert.ok(downAfter < 2000, `${downAfter} ms`);
+    await closing;
     assert.equal((await haproxy.status()).proxy1, 'UP', 'positive control: the other stays in');
     for (let i = 0; i < 4; i++) assert.equal((await fetch(`${haproxy.url}/webapi/ping`)).status, 200);
   });

@@ -48,6 +48,8 @@ export interface ApiOptions {
   logger: FastifyBaseLogger;
   version: string;
   startedAt: number;
+  /** True once a graceful shutdown began: /webapi/ping answers 503 so balancers drain this instance. */
+  draining?: () => boolean;
   https?: { cert: Buffer; key: Buffer };
   /** When given, every response is observed in http_request_duration_seconds. */
   metrics?: Metrics;

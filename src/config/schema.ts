@@ -203,6 +203,13 @@ export const ConfigSchema = Type.Object(
           default: 256,
           description: 'Open connections per client address and listener (raise it behind a TCP load balancer).',
         }),
+        shutdown_drain: Type.String({
+          ...Duration,
+          default: '1s',
+          description:
+            'On SIGTERM a proxy on a shared store first answers 503 on /webapi/ping for this long, still serving, so a ' +
+            'load balancer checking it takes the instance out before its listeners close (haproxy: inter × fall).',
+        }),
       },
       { additionalProperties: false, default: {} },
     ),

@@ -53,23 +53,29 @@ export function healthRoutes(app: App, deps: { checks: Record<string, () => Prom
   );
 }
 
-export function pingRoute(app: App, deps: { version: string; startedAt: number }): void {
+export function pingRoute(app: App, deps: { version: string; startedAt: number; draining?: () => boolean }): void {
+  const Ping = Type.Object({
+    status: Type.Union([Type.Literal('ok'), Type.Literal('draining')]),
+    version: Type.String(),
+    uptime_seconds: Type.Integer(),
+  });
   app.get(
     '/webapi/ping',
     {
       config: { permission: 'public' },
       schema: {
         tags: ['health'],
-        summary: 'Proxy health for load-balancer checks',
-        response: {
-          200: Type.Object({ status: Type.Literal('ok'), version: Type.String(), uptime_seconds: Type.Integer() }),
-        },
+        summary: 'Proxy health for load-balancer checks (503 "draining" once a graceful shutdown began)',
+        response: { 200: Ping, 503: Ping },
       },
     },
-    async () => ({
-      status: 'ok' as const,
-      version: deps.version,
-      uptime_seconds: Math.floor((Date.now() - deps.startedAt) / 1000),
-    }),
+    async (_request, reply) => {
+      const draining = deps.draining?.() === true;
+      return reply.code(draining ? 503 : 200).send({
+        status: draining ? ('draining' as const) : ('ok' as const),
+        version: deps.version,
+        uptime_seconds: Math.floor((Date.now() - deps.startedAt) / 1000),
+      });
+    },
   );
 }
