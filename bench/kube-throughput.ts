@@ -1,49 +1,50 @@
 // npm run bench:kube — the Kubernetes proxy's cost, measured in one run against the fake API server
 // (test/helpers/fake-kube-apiserver.ts; no real one can run here): (1) GET /api/v1/namespaces/
-// default/pods, 16 keep-alive clients for 5 s, straight to the fake vs through Gatehouse (token
-// check, RBAC, impersonation, kube.request event); (2) 64 MiB through real `kubectl exec -i … cat`
-// straight vs through Gatehouse (recorded). Prints medians of 3 rounds and the ratios.
-import { spawn } from 'node:child_process';
+// default/pods, autocannon with 16 keep-alive connections for 5 s, straight to the fake vs through
+// Gatehouse (token check, RBAC, impersonation, kube.request event); (2) 64 MiB through real
+// `kubectl exec -i … cat` straight vs through Gatehouse (recorded). The fake, Gatehouse and the load
+// generator are three processes (one event loop each, as in a deployment). Medians of 3 rounds.
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { Agent, request } from 'node:https';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { startFakeKube } from '../test/helpers/fake-kube-apiserver.js';
 import { kubectlBinary } from '../test/helpers/fake-kube-apiserver-kubectl.js';
 import { api, startTestServer, userWithRoles } from '../test/helpers/gatehouse.js';
+import { READY_PREFIX } from './child-protocol.js';
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 
-async function requestsPerSecond(
-  url: string,
-  headers: Record<string, string>,
-  ca: string,
-  seconds = 5,
-  clients = 16,
-): Promise<number> {
-  const agent = new Agent({ keepAlive: true, maxSockets: clients, ca });
-  const u = new URL(url);
-  const end = Date.now() + seconds * 1000;
-  let done = 0;
-  const one = () =>
-    new Promise<void>((resolve, reject) => {
-      const req = request({ host: u.hostname, port: u.port, path: u.pathname, agent, headers }, (res) => {
-        res.resume();
-        res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`status ${res.statusCode}`))));
-      });
-      req.on('error', reject);
-      req.end();
+function startFakeChild(): Promise<{ proc: ChildProcess; url: string; caPem: string; token: string }> {
+  const proc = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'kube-fake-server.ts')], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    proc.stdout?.on('data', (d: Buffer) => {
+      out += d.toString();
+      const line = out.split('\n').find((l) => l.startsWith(READY_PREFIX));
+      if (line) resolve({ proc, ...JSON.parse(line.slice(READY_PREFIX.length)) });
     });
-  await Promise.all(
-    Array.from({ length: clients }, async () => {
-      while (Date.now() < end) {
-        await one();
-        done++;
-      }
-    }),
-  );
-  agent.destroy();
-  return done / seconds;
+    proc.on('exit', (code) => reject(new Error(`the fake API server exited (${code})`)));
+  });
+}
+
+/** autocannon in its own process; the CAs it must trust come through NODE_EXTRA_CA_CERTS. */
+function requestsPerSecond(url: string, headers: Record<string, string>, caFile: string): Promise<number> {
+  const args = ['-c', '16', '-d', '5', '-j', ...Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}=${v}`]), url];
+  return new Promise((resolve, reject) => {
+    execFile(
+      join('node_modules', '.bin', 'autocannon'),
+      args,
+      { env: { ...process.env, NODE_EXTRA_CA_CERTS: caFile }, maxBuffer: 16 * 1024 * 1024 },
+      (err, stdout) => {
+        if (err) return reject(err);
+        const r = JSON.parse(stdout) as { requests: { average: number }; non2xx: number; errors: number };
+        if (r.non2xx > 0 || r.errors > 0) return reject(new Error(`${r.non2xx} non-2xx, ${r.errors} errors`));
+        resolve(r.requests.average);
+      },
+    );
+  });
 }
 
 function execMiBps(kubeconfig: string, home: string, mib: number): Promise<number> {
@@ -75,7 +76,7 @@ function execMiBps(kubeconfig: string, home: string, mib: number): Promise<numbe
   });
 }
 
-const fake = await startFakeKube({ rbac: { bench: ['default'] } });
+const fake = await startFakeChild();
 const gh = await startTestServer({ 'recordings.session_max_bytes': 256 * 1024 * 1024 });
 try {
   const cluster = await api(gh.url, 'POST', '/v1/resources', {
@@ -100,15 +101,15 @@ try {
   const proxyServer = /server: (\S+)/.exec(kc.text)?.[1] as string;
   const path = '/api/v1/namespaces/default/pods';
 
+  const caFile = join(gh.dataDir, 'bench-cas.pem');
+  writeFileSync(caFile, `${fake.caPem}\n${proxyCa}\n`);
   const direct: number[] = [];
   const proxied: number[] = [];
   for (let round = 0; round < 3; round++) {
     // Straight to the fake with what the proxy would send: its token and the impersonation.
     const asUser = { 'impersonate-user': 'bencher', 'impersonate-group': 'bench' };
-    direct.push(
-      await requestsPerSecond(fake.url + path, { authorization: `Bearer ${fake.token}`, ...asUser }, fake.caPem),
-    );
-    proxied.push(await requestsPerSecond(proxyServer + path, { authorization: `Bearer ${proxyToken}` }, proxyCa));
+    direct.push(await requestsPerSecond(fake.url + path, { authorization: `Bearer ${fake.token}`, ...asUser }, caFile));
+    proxied.push(await requestsPerSecond(proxyServer + path, { authorization: `Bearer ${proxyToken}` }, caFile));
   }
   console.log(
     `GET pods direct:  median ${median(direct).toFixed(0)} req/s  (${direct.map((x) => x.toFixed(0)).join(', ')})`,
@@ -118,6 +119,11 @@ try {
   );
   console.log(`ratio proxied/direct: ${(median(proxied) / median(direct)).toFixed(2)} (target 0.7)`);
 
+  if (process.env.BENCH_KUBE_GET_ONLY) {
+    await gh.stop();
+    fake.proc.kill('SIGTERM');
+    process.exit(0);
+  }
   // kubectl straight to the fake: a kubeconfig with the fake's own CA and token (and impersonation off).
   const home = gh.dataDir;
   const directConfig = join(home, 'direct.kubeconfig');
@@ -151,5 +157,5 @@ try {
   console.log(`ratio proxied/direct: ${(median(execProxied) / median(execDirect)).toFixed(2)} (target 0.8)`);
 } finally {
   await gh.stop();
-  await fake.close();
+  fake.proc.kill('SIGTERM');
 }

@@ -485,6 +485,91 @@ describe('the kill switch takes back what an agent created for others', () => {
   });
 });
 
+describe('Kubernetes rights join the rule', () => {
+  test('kube_resources and kube_users wider than the caller’s are refused; narrower ones are granted', async () => {
+    const mine = unique('kube-mgr');
+    const see = { resources: [{ kinds: ['kube_cluster'] }] };
+    await created(
+      admin('POST', '/v1/roles', {
+        name: mine,
+        allow: {
+          ...see,
+          rules: [{ resources: ['roles'], verbs: ['create', 'read'] }],
+          kube_groups: ['ops'],
+          kube_users: ['deployer'],
+          kube_resources: [{ kind: 'pods', namespace: 'dev', verbs: ['get', 'list', 'exec'] }],
+        },
+        deny: { kube_resources: [{ kind: 'pods', namespace: 'dev', name: 'secret-*', verbs: ['*'] }] },
+      }),
+    );
+    const me = await user([mine]);
+    const caller = { label: 'user', token: me.token, id: me.id, kind: 'user' as const };
+    const role = (allow: Record<string, unknown>, deny?: Record<string, unknown>) =>
+      as(me.token, 'POST', '/v1/roles', {
+        name: unique('kube'),
+        allow: { ...see, ...allow },
+        ...(deny ? { deny } : {}),
+      });
+    const prod = [{ kind: 'pods', namespace: 'prod', verbs: ['get'] }];
+    await assertDenied(
+      await role({ kube_groups: ['ops'], kube_resources: prod }),
+      caller,
+      /create role/,
+      'prod',
+      'kube_resource pods prod/* [get]',
+    );
+    // No kube_resources with a Kubernetes identity means every object: more than the caller holds.
+    await assertDenied(
+      await role({ kube_groups: ['ops'] }),
+      caller,
+      /create role/,
+      'implicit all',
+      'kube_resource * */* [*]',
+    );
+    const wider = [{ kind: 'pods', namespace: 'dev', verbs: ['delete'] }];
+    await assertDenied(
+      await role({ kube_resources: wider }),
+      caller,
+      /create role/,
+      'verb',
+      'kube_resource pods dev/* [delete]',
+    );
+    // What the caller is denied (secret-*) must stay denied in what it grants.
+    const devAll = [{ kind: 'pods', namespace: 'dev', verbs: ['get'] }];
+    await assertDenied(
+      await role({ kube_resources: devAll }),
+      caller,
+      /create role/,
+      'deny',
+      'kube_resource pods dev/* [get]',
+    );
+    await assertDenied(
+      await role({ kube_users: ['root'], kube_resources: [] }),
+      caller,
+      /create role/,
+      'user',
+      'kube_user root',
+    );
+    // Positive controls: within what the caller holds, its deny carried over.
+    await created(
+      role(
+        {
+          kube_groups: ['ops'],
+          kube_users: ['deployer'],
+          kube_resources: [{ kind: 'pods', namespace: 'dev', name: 'api-*', verbs: ['get'] }],
+        },
+        { kube_resources: [{ kind: 'pods', namespace: 'dev', name: 'secret-*', verbs: ['*'] }] },
+      ),
+    );
+    await created(
+      role(
+        { kube_groups: ['ops'], kube_resources: devAll },
+        { kube_resources: [{ kind: 'pods', namespace: 'dev', name: 'secret-*', verbs: ['*'] }] },
+      ),
+    );
+  });
+});
+
 describe('database session options join the rule', () => {
   test('a caller whose database sessions are read-only cannot create a role without db_read_only; with it, it can', async () => {
     const mine = unique('db-ro-mgr');

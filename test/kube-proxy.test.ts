@@ -158,8 +158,11 @@ describe('kubectl through the proxy', () => {
     const seen = fake.seen.slice(before).find((s) => s.path.startsWith('/api/v1/namespaces/default/pods'));
     assert.equal(seen?.impersonateUser, 'alice');
     assert.deepEqual(seen?.impersonateGroups, ['dev-team']);
-    const event = (await events('kube.request')).find(
-      (e) => e.data.verb === 'list' && e.data.namespace === 'default' && e.actor.name === 'alice',
+    // Answered requests' events are appended in batches (every 50 ms): wait for it.
+    const event = await until('the kube.request of the list', async () =>
+      (await events('kube.request')).find(
+        (e) => e.data.verb === 'list' && e.data.namespace === 'default' && e.actor.name === 'alice',
+      ),
     );
     assert.ok(event, 'kube.request for the list');
     assert.equal(event.success, true);

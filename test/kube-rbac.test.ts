@@ -202,8 +202,9 @@ describe('port-forward', () => {
     assert.match(run.stderr, /port-forward reached the fake API server as pat/);
     const reached = fake.seen.find((s) => s.path.includes('/pods/web-1/portforward'));
     assert.deepEqual([reached?.impersonateUser, reached?.impersonateGroups], ['pat', ['ops']]);
-    const event = (await events('kube.request')).find(
-      (e) => e.data.subresource === 'portforward' && e.actor.name === 'pat',
+    // Answered requests' events are appended in batches (every 50 ms): wait for it.
+    const event = await until('the port-forward event', async () =>
+      (await events('kube.request')).find((e) => e.data.subresource === 'portforward' && e.actor.name === 'pat'),
     );
     assert.equal(event?.data.response_code, 400);
   });

@@ -3,9 +3,11 @@
 // caller's rights when everything it allows, the caller is allowed too, and its session options are
 // no looser than the caller's. Pure and conservative: where containment cannot be proven (two globs),
 // the answer is "not covered", never a guess in the caller's favour.
+import { describeKubeRule, effectiveKubeAllow } from './kube-resources.js';
 import { combineOptions, compilePolicy, globMatch, type Traits } from './policy.js';
 import {
   API_RESOURCES,
+  type KubeResourceRule,
   type ResourceSelector,
   type RoleConditions,
   type RoleSpec,
@@ -27,12 +29,13 @@ export interface Grant {
 /** The built-in superuser role: whoever holds it covers everything, by definition. */
 export const SUPERUSER_ROLE = 'admin';
 
-const PRINCIPAL_FIELDS = ['logins', 'db_users', 'db_names', 'kube_groups'] as const;
+const PRINCIPAL_FIELDS = ['logins', 'db_users', 'db_names', 'kube_groups', 'kube_users'] as const;
 const FIELD_LABEL: Record<(typeof PRINCIPAL_FIELDS)[number], string> = {
   logins: 'login',
   db_users: 'db_user',
   db_names: 'db_name',
   kube_groups: 'kube_group',
+  kube_users: 'kube_user',
 };
 
 /** Every string `inner` matches, `outer` matches too (proven, or false). */
@@ -54,6 +57,24 @@ function globsMayMeet(a: string, b: string): boolean {
   if (!b.includes('*')) return globMatch(a, b);
   return true;
 }
+
+/** Every object, namespace and verb `inner` reaches, `outer` reaches too. */
+export function kubeRuleContains(outer: KubeResourceRule, inner: KubeResourceRule): boolean {
+  const verbs =
+    outer.verbs.includes('*') || (!inner.verbs.includes('*') && inner.verbs.every((v) => outer.verbs.includes(v)));
+  return (
+    verbs &&
+    globContains(outer.kind, inner.kind) &&
+    globContains(outer.namespace ?? '*', inner.namespace ?? '*') &&
+    globContains(outer.name ?? '*', inner.name ?? '*')
+  );
+}
+
+const kubeRulesMayMeet = (a: KubeResourceRule, b: KubeResourceRule): boolean =>
+  (a.verbs.includes('*') || b.verbs.includes('*') || a.verbs.some((v) => b.verbs.includes(v))) &&
+  globsMayMeet(a.kind, b.kind) &&
+  globsMayMeet(a.namespace ?? '*', b.namespace ?? '*') &&
+  globsMayMeet(a.name ?? '*', b.name ?? '*');
 
 const labelsOf = (s: ResourceSelector) =>
   Object.entries(s.labels ?? {}).filter(([key, pattern]) => !(key === '*' && pattern === '*'));
@@ -150,6 +171,17 @@ function gapsAgainst(caller: Grant, target: Grant): string[] {
     }
   }
 
+  // kube_resources: what a removed deny reopens counts as written, never as the every-object default.
+  const kubeAllow = (g: Grant) =>
+    g.roles.flatMap((r) => (r.name === UNDENIED ? (r.allow.kube_resources ?? []) : effectiveKubeAllow(r)));
+  const kubeDeny = (g: Grant) => g.roles.flatMap((r) => r.deny?.kube_resources ?? []);
+  const [tKubeDeny, cKubeAllow, cKubeDeny] = [kubeDeny(target), kubeAllow(caller), kubeDeny(caller)];
+  for (const r of kubeAllow(target)) {
+    if (tKubeDeny.some((d) => kubeRuleContains(d, r))) continue;
+    const denied = cKubeDeny.some((d) => kubeRulesMayMeet(d, r) && !tKubeDeny.some((td) => kubeRuleContains(td, d)));
+    if (denied || !cKubeAllow.some((a) => kubeRuleContains(a, r))) gaps.push(`kube_resource ${describeKubeRule(r)}`);
+  }
+
   if (connects(target)) {
     const co = combineOptions(caller.roles.map((r) => r.options));
     const to = combineOptions(target.roles.filter((r) => r.name !== UNDENIED).map((r) => r.options));
@@ -216,6 +248,11 @@ export function wideningOf(before: readonly RoleSpec[], after: readonly RoleSpec
       .filter((v) => !afterValues.some((a) => globContains(a, v)));
     if (values.length) undenied[field] = [...new Set(values)];
   }
+  const afterKube = after.flatMap((r) => r.deny?.kube_resources ?? []);
+  const kube = before
+    .flatMap((r) => r.deny?.kube_resources ?? [])
+    .filter((d) => !afterKube.some((a) => kubeRuleContains(a, d)));
+  if (kube.length) undenied.kube_resources = kube;
   const removedDenies = Object.keys(undenied).length > 0;
   return removedDenies ? [...added, { name: UNDENIED, allow: undenied }] : added;
 }

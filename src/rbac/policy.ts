@@ -1,6 +1,7 @@
 // Pure policy evaluation over a principal's roles. Default deny; a matching deny wins; allows from
 // all roles add up. Compiled once per role set and reused until a role changes.
 import { parseDuration } from '../lib/duration.js';
+import { type KubeRuleSet, kubeRuleSet } from './kube-resources.js';
 import type { Decision, LabeledResource, ResourceSelector, RoleOptions, RoleSpec, Rule, Verb } from './types.js';
 
 /** Session options after combining every role: the most restrictive wins. */
@@ -15,7 +16,7 @@ export interface SessionOptions {
 }
 
 /** The "as whom" lists of a role (DESIGN.md §4): values may use `*` globs and trait templates. */
-export type PrincipalField = 'logins' | 'db_users' | 'db_names' | 'kube_groups';
+export type PrincipalField = 'logins' | 'db_users' | 'db_names' | 'kube_groups' | 'kube_users';
 
 export interface Policy {
   can(resource: string, verb: Verb): Decision;
@@ -29,6 +30,8 @@ export interface Policy {
   /** The allowed patterns of a field, for messages and kubeconfig groups (denied ones removed). */
   allowed(field: PrincipalField): string[];
   options(): SessionOptions;
+  /** kube_resources rules, one set per part of the rights (an agent's: its roles', its owner's…). */
+  kubeRules(): KubeRuleSet[];
 }
 
 export interface Traits {
@@ -97,6 +100,7 @@ function expandTraits(values: string[], traits: Traits): string[] {
 export function compilePolicy(roles: readonly RoleSpec[], traits: Traits = {}): Policy {
   const decisions = new Map<string, Decision>();
   let options: SessionOptions | undefined;
+  let kube: KubeRuleSet[] | undefined;
   const listCache = new Map<PrincipalField, { allow: string[]; deny: string[] }>();
   const lists = (field: PrincipalField) => {
     let l = listCache.get(field);
@@ -145,6 +149,10 @@ export function compilePolicy(roles: readonly RoleSpec[], traits: Traits = {}): 
       options ??= combineOptions(roles.map((r) => r.options));
       return options;
     },
+    kubeRules() {
+      kube ??= [kubeRuleSet(roles)];
+      return kube;
+    },
   };
 }
 
@@ -177,5 +185,6 @@ export function intersectPolicies(a: Policy, b: Policy): Policy {
         dbReadOnly: x.dbReadOnly || y.dbReadOnly,
       };
     },
+    kubeRules: () => [...a.kubeRules(), ...b.kubeRules()],
   };
 }

@@ -29,6 +29,33 @@ export interface ResourceSelector {
   labels?: Record<string, string>;
 }
 
+/** Kubernetes verbs a kube_resources rule names; exec covers attach, portforward port-forward. */
+export const KUBE_VERBS = [
+  'get',
+  'list',
+  'watch',
+  'create',
+  'update',
+  'patch',
+  'delete',
+  'deletecollection',
+  'exec',
+  'portforward',
+] as const;
+export type KubeVerb = (typeof KUBE_VERBS)[number];
+
+/**
+ * Which Kubernetes objects a role reaches through the proxy (Teleport's kubernetes_resources):
+ * `kind` is the API resource as in the URL (`pods`, `deployments`, `namespaces`), `namespace` and
+ * `name` may use `*` globs (unset: `*`).
+ */
+export interface KubeResourceRule {
+  kind: string;
+  namespace?: string;
+  name?: string;
+  verbs: Array<KubeVerb | '*'>;
+}
+
 export interface RoleConditions {
   rules?: Rule[];
   resources?: ResourceSelector[];
@@ -36,6 +63,8 @@ export interface RoleConditions {
   db_users?: string[];
   db_names?: string[];
   kube_groups?: string[];
+  kube_users?: string[];
+  kube_resources?: KubeResourceRule[];
 }
 
 export interface RoleOptions {

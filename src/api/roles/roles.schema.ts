@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { Description, Name, PLAIN_TEXT_PATTERN, Timestamp } from '../../lib/shapes.js';
-import { API_RESOURCES, RESOURCE_KINDS, VERBS } from '../../rbac/types.js';
+import { API_RESOURCES, KUBE_VERBS, RESOURCE_KINDS, VERBS } from '../../rbac/types.js';
 import { listQuery, listResponse } from '../schemas.js';
 
 /** A string enum typed as its union (validated by `enum`, so the type is sound). */
@@ -32,6 +32,19 @@ const Selector = Type.Object(
   { additionalProperties: false },
 );
 
+const KubeGlob = (description: string) =>
+  Type.String({ minLength: 1, maxLength: 253, pattern: '^[a-z0-9*][a-z0-9.*-]*$', description });
+
+const KubeResource = Type.Object(
+  {
+    kind: KubeGlob('The API resource as in the URL (pods, deployments, namespaces); * globs'),
+    namespace: Type.Optional(KubeGlob('Namespace glob (default *)')),
+    name: Type.Optional(KubeGlob('Object name glob (default *)')),
+    verbs: Type.Array(oneOf(KUBE_VERBS), { minItems: 1, maxItems: 16 }),
+  },
+  { additionalProperties: false },
+);
+
 // Logins, database users and names, Kubernetes groups: matched against what a client sends and
 // logged, so no NUL and no lone surrogates (templates and globs are fine).
 const Principals = Type.Array(Type.String({ minLength: 1, maxLength: 64, pattern: PLAIN_TEXT_PATTERN }), {
@@ -46,6 +59,8 @@ const Conditions = Type.Object(
     db_users: Type.Optional(Principals),
     db_names: Type.Optional(Principals),
     kube_groups: Type.Optional(Principals),
+    kube_users: Type.Optional(Principals),
+    kube_resources: Type.Optional(Type.Array(KubeResource, { maxItems: 64 })),
   },
   { additionalProperties: false },
 );

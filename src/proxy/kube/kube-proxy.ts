@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { WebSocketServer } from 'ws';
-import type { AuditLog } from '../../audit/audit-log.js';
+import type { AuditLog, EventInput } from '../../audit/audit-log.js';
 import { actorOfPrincipal } from '../../auth/principal.js';
 import type { Clock } from '../../lib/clock.js';
 import type { RecordingService } from '../../recordings/recording-service.js';
@@ -23,6 +23,7 @@ import { bridgeExec } from './kube-exec.js';
 import type { ItemFilter } from './kube-filter.js';
 import { tunnelPortForward } from './kube-portforward.js';
 import { type KubeRequestInfo, requestInfo, sendStatus, sendStatusOnSocket } from './kube-request.js';
+import { createKubeRequestLog } from './kube-request-log.js';
 import { forward } from './kube-upstream-request.js';
 
 export interface KubeProxyDeps {
@@ -69,6 +70,8 @@ export function createKubeProxy(deps: KubeProxyDeps) {
     // The protocol the API server chose, which bridgeExec put first (it offered only the client's).
     handleProtocols: (protocols) => [...protocols][0] ?? false,
   });
+  // Answered requests' events, one audit append every few tens of ms (kube-request-log.ts).
+  const answeredLog = createKubeRequestLog(audit, (err) => logger.error({ err }, 'kube: cannot record requests'));
   /** Discovery requests per cluster, counted instead of logged one by one. */
   const discoveryCount = new Map<string, number>();
 
@@ -84,7 +87,7 @@ export function createKubeProxy(deps: KubeProxyDeps) {
     const { info } = routed;
     const principal = decision.principal;
     const cluster = decision.cluster ?? access.findCluster(routed.clusterId);
-    return audit.record({
+    const event: EventInput = {
       type: 'kube.request',
       actor: principal ? actorOfPrincipal(principal) : { kind: 'anonymous' },
       target: cluster
@@ -105,7 +108,12 @@ export function createKubeProxy(deps: KubeProxyDeps) {
         ...(decision.allowed ? { kube_user: decision.user, kube_groups: decision.groups } : {}),
         ...(reason ? { reason } : {}),
       },
-    });
+    };
+    if (decision.allowed && !reason) {
+      answeredLog.add(event);
+      return Promise.resolve();
+    }
+    return audit.record(event);
   }
 
   /** Authentication, authorization and the impersonation rule, shared by plain and upgrade requests. */
@@ -255,6 +263,7 @@ export function createKubeProxy(deps: KubeProxyDeps) {
       for (const client of wss.clients) client.terminate();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await answeredLog.flush();
     },
   };
 }
