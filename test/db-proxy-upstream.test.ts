@@ -247,6 +247,23 @@ if (ready) {
         ).find((e) => e.target.id === wrong.json.id),
       );
       assert.equal(failed.data.reason, 'tls');
+      // Replacing the credentials by PATCH (the right CA now) fixes it; the answer names no secret.
+      const fixed = await admin('PATCH', `/v1/resources/${wrong.json.id}`, {
+        db: { ca_pem: pem('ca.crt'), users: [{ name: 'gh_app', password: PASSWORD }] },
+      });
+      assert.equal(fixed.status, 200, fixed.text);
+      assert.equal(
+        fixed.json.db.ca_fingerprint,
+        (await admin('GET', '/v1/resources?name=scratch')).json.resources[0].db.ca_fingerprint,
+      );
+      assert.ok(!fixed.text.includes(PASSWORD));
+      const now = await psql(through(port, 'gh_app', 'scratch-wrong-ca', 'postgres'), alice.token, [
+        '-tAc',
+        'select current_user',
+      ]);
+      assert.equal(now.stdout.trim(), 'gh_app', now.stderr);
+      const updated = (await admin('GET', `/v1/events?type=resource.updated&target=${wrong.json.id}`)).json.events;
+      assert.deepEqual(updated[0].data.changed, ['db']);
 
       const far = await admin('POST', '/v1/resources', {
         kind: 'database',

@@ -263,14 +263,28 @@ export function createResourceService(deps: {
         (f) => JSON.stringify(patch[f]) !== JSON.stringify(r[f]),
       );
       if (changed.length === 0) return r;
-      const next: ResourceRecord = { ...r, ...patch, updated_at: isoTime(clock()) };
+      // A database's new credentials replace the old ones whole; the record keeps only their summary.
+      const { db: dbInput, ...fields } = patch;
+      const next: ResourceRecord = { ...r, ...fields, updated_at: isoTime(clock()) };
+      const sealed = dbInput ? sealDbUpstream(box, r.id, dbInput) : undefined;
+      if (sealed) next.db = sealed.summary;
       await deps.covering.requireSees(
         ctx,
         { kind: r.kind, labels: next.labels },
         { kind: r.kind, name: r.name },
         `relabel ${r.kind} ${r.name} with labels you could not see yourself`,
       );
-      await translateConflicts(() => state.replace(item.key, item.revision, next));
+      await translateConflicts(() =>
+        sealed
+          ? state.write(
+              [{ key: item.key, revision: item.revision }],
+              [
+                { type: 'put', key: item.key, value: JSON.stringify(next) },
+                { type: 'put', key: keys.dbSecret(r.id), value: JSON.stringify(sealed.secret) },
+              ],
+            )
+          : state.replace(item.key, item.revision, next),
+      );
       await audit.record({
         type: 'resource.updated',
         actor: actorOf(ctx),

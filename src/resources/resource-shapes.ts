@@ -79,6 +79,7 @@ export const ResourcePatch = Type.Object(
     address: Type.Optional(Address),
     protocol: Type.Optional(Protocol),
     uri: Type.Optional(Uri),
+    db: Type.Optional(DbInput),
   },
   { additionalProperties: false, minProperties: 1 },
 );
