@@ -212,6 +212,17 @@ describe('audit store with its synchronous standby down', () => {
     // Reads do not wait for the standby.
     const read = await api(server.url, 'GET', '/v1/events?per_page=5', { token: server.adminToken });
     assert.equal(read.status, 200);
+    // The timed-out commits left no server process behind waiting for the standby or for the append
+    // lock (each would hold a connection until the standby returns).
+    const waiting = async () =>
+      (
+        await repl.primary.sql<{ n: number }>(
+          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'gatehouse-audit-primary' AND wait_event IN ('SyncRep', 'advisory')`,
+        )
+      )[0]?.n;
+    const second = await api(server.url, 'POST', '/v1/users', { token: server.adminToken, body: { name: 'during2' } });
+    assert.equal(second.status, 503);
+    await until('no audit backend left waiting', async () => ((await waiting()) === 0 ? true : undefined), 5000);
 
     await repl.standby.start();
     await until(

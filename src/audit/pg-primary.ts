@@ -13,8 +13,11 @@ export interface Target {
   pool: pg.Pool;
   /** The one connection commits go through (opened on first use; replaced after a failure). */
   writer(): Promise<pg.Client>;
-  /** Destroys the writer's socket (a commit that hangs, e.g. waiting for a synchronous standby). */
-  dropWriter(): void;
+  /**
+   * Destroys the writer's socket (a commit that hangs, e.g. waiting for a synchronous standby) and
+   * terminates its server process, if the host still answers.
+   */
+  dropWriter(): Promise<void>;
   /** Ends the writer and the pool (waiting for what is in flight). */
   end(): Promise<void>;
 }
@@ -106,12 +109,19 @@ export function createHostTracker(
         });
         return writer;
       },
-      dropWriter() {
-        const client = writerClient;
+      async dropWriter() {
+        const client = writerClient as (pg.Client & { processID?: number }) | undefined;
         writer = undefined;
         writerClient = undefined;
+        if (!client) return;
         // end() would wait for the hung query; the socket is what holds it.
-        (client as unknown as { connection?: { stream?: { destroy(): void } } })?.connection?.stream?.destroy();
+        (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+        // A backend waiting for a synchronous standby (or for the append lock behind one) does not
+        // notice its client is gone: left alone, every timed-out commit would keep a connection and
+        // the lock until the standby returns, and a long outage would use up max_connections.
+        if (client.processID !== undefined) {
+          await pool.query('SELECT pg_terminate_backend($1)', [client.processID]).catch(() => {});
+        }
       },
       async end() {
         await Promise.allSettled([writerClient?.end(), pool.end()]);
@@ -186,8 +196,10 @@ export function createHostTracker(
     invalidate(target) {
       if (current !== target) return;
       current = undefined;
-      target.dropWriter();
-      void target.pool.end().catch(() => {});
+      void target
+        .dropWriter()
+        .then(() => target.pool.end())
+        .catch(() => {});
     },
     async close() {
       closed = true;

@@ -102,8 +102,8 @@ export async function openPostgresAuditStore(opts: PostgresAuditOptions): Promis
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(
         () => {
-          target.dropWriter();
-          reject(new Error('the audit commit did not complete in time'));
+          // Rejected once the server process is gone too, so that the retry does not queue behind it.
+          void target.dropWriter().finally(() => reject(new Error('the audit commit did not complete in time')));
         },
         Math.max(1, deadline - Date.now()),
       );
