@@ -26,6 +26,7 @@ import { startKubeProxy } from './proxy/kube/start-kube-proxy.js';
 import { loadOrCreateHostKey } from './proxy/ssh/host-key.js';
 import { createSshProxy, type SshProxy } from './proxy/ssh/ssh-proxy.js';
 import { createServices, type Services } from './services.js';
+import { startSessionReaper } from './sessions/session-reaper.js';
 import { openStores, StartupError } from './stores.js';
 import { SealKeyMismatch } from './webhooks/secret-box.js';
 
@@ -202,6 +203,7 @@ export async function startGatehouse(
       // Background jobs next (in-flight webhook attempts finish, bounded), while the stores are open.
       await services.webhookDispatcher.stop();
       await retention?.stop();
+      await reaper?.stop();
       await instanceLease.stop();
       services.close();
       await shared.close();
@@ -213,6 +215,14 @@ export async function startGatehouse(
   if (runsAuth && config.webhooks.deliver) {
     services.webhookDispatcher.start((err, what) => logger.warn({ err }, what));
   }
+  // Sessions of an instance that died are ended by the auth tier (session-reaper.ts: ≈ 20 s bound).
+  const reaper = runsAuth
+    ? startSessionReaper({
+        backend,
+        sessions: services.sessionRegistry,
+        onError: (err) => logger.warn({ err }, 'session reaper'),
+      })
+    : undefined;
   const retentionMs =
     !runsAuth || config.audit.retention === undefined ? undefined : parseDuration(config.audit.retention);
   const retention =

@@ -46,6 +46,8 @@ export interface SessionRecord {
   end_reason?: string;
   /** Whether a recording was made (sftp sessions are recorded as metadata events instead). */
   recorded: boolean;
+  /** The instance holding it (its instance lease's id): if that instance dies, the reaper ends it. */
+  instance?: string;
 }
 
 /** What the holder of a live session exposes, so reads show live counters and writes can end it. */
@@ -118,6 +120,7 @@ export function createSessionRegistry(deps: { state: StateStore; audit: AuditLog
       ended_at: null,
       bytes_in: 0,
       bytes_out: 0,
+      instance: bus.instanceId,
     };
     live.set(record.id, session(record.id));
     bus.held(record.id);
@@ -161,6 +164,8 @@ export function createSessionRegistry(deps: { state: StateStore; audit: AuditLog
       terminated?: boolean;
       /** More fields for the end event (db: statement count). */
       data?: Record<string, unknown>;
+      /** Only a session still active (a crashed holder's), checked at each try: never two ends. */
+      onlyIfActive?: boolean;
     },
   ): Promise<SessionRecord | undefined> {
     live.delete(id);
@@ -169,6 +174,7 @@ export function createSessionRegistry(deps: { state: StateStore; audit: AuditLog
       const item = state.get<SessionRecord>(keys.session(id));
       if (!item) return undefined;
       const current = item.value;
+      if (outcome.onlyIfActive && current.status !== 'active') return undefined;
       const terminated = current.status === 'terminated' || outcome.terminated === true;
       const reason = current.end_reason ?? outcome.reason;
       const record: SessionRecord = {
@@ -234,7 +240,12 @@ export function createSessionRegistry(deps: { state: StateStore; audit: AuditLog
     for (const id of ids) {
       const current = state.get<SessionRecord>(keys.session(id))?.value;
       if (current?.status !== 'active' || live.has(id)) continue;
-      const record = await end(id, { bytesIn: current.bytes_in, bytesOut: current.bytes_out, reason });
+      const record = await end(id, {
+        bytesIn: current.bytes_in,
+        bytesOut: current.bytes_out,
+        reason,
+        onlyIfActive: true,
+      });
       if (record) ended.push(record);
     }
     return ended;
