@@ -140,8 +140,9 @@ async function main(): Promise<void> {
 
     const table: Record<string, Record<string, number[]>> = {};
     const note = (t: string, what: string, v: number) => {
-      table[t] ??= {};
-      (table[t][what] ??= []).push(v);
+      const row = table[t] ?? {};
+      table[t] = row;
+      row[what] = [...(row[what] ?? []), v];
     };
     for (let round = 0; round < ROUNDS; round++) {
       for (const t of topologies) {

@@ -33,7 +33,14 @@ export function startSessionReaper(
         }
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, intervalMs);
-          signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+          signal.addEventListener(
+            'abort',
+            () => {
+              clearTimeout(timer);
+              resolve();
+            },
+            { once: true },
+          );
         });
       }
     },
