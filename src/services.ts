@@ -144,6 +144,7 @@ export async function createServices(deps: {
     policies,
     covering,
     killSwitch: agentBasics.killSwitch,
+    sessions: shared.bus,
   });
   const roles = createRoleService({ state, audit, clock, covering });
   // Agent JWT signing keys and servers' upstream SSH keys are sealed with the same data-dir key as

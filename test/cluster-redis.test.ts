@@ -58,6 +58,9 @@ describe('two instances sharing one Redis', { skip: missing }, () => {
     };
     a = await startTestServer(shared);
     b = await startTestServer(shared);
+    await until('both reach Redis', async () =>
+      (await readyz(a)).redis === 'ok' && (await readyz(b)).redis === 'ok' ? true : undefined,
+    );
   });
 
   after(async () => {
@@ -196,6 +199,34 @@ describe('two instances sharing one Redis', { skip: missing }, () => {
         assert.deepEqual(suspended.json.confirmed_ended_sessions, [id]);
         const run = await running;
         assert.doesNotMatch(run.stdout, /agent-finished/);
+      });
+
+      test('deleting a user on A ends their session on B and answers it as confirmed ended', async () => {
+        const created = await api(a.url, 'POST', '/v1/users', {
+          token: a.adminToken,
+          body: {
+            name: `leaver-${randomBytes(3).toString('hex')}`,
+            roles: ['access'],
+            traits: { logins: [sshd.login] },
+          },
+        });
+        assert.equal(created.status, 201, created.text);
+        const key = await api(a.url, 'POST', `/v1/users/${created.json.id}/api-keys`, {
+          token: a.adminToken,
+          body: {},
+        });
+        const token = await until('B knows the key', async () => {
+          const r = await api(b.url, 'POST', '/v1/auth/token', { body: { api_key: key.json.api_key } });
+          return r.status === 200 ? (r.json.access_token as string) : undefined;
+        });
+        const command = 'sleep 60; echo user-finished';
+        const running = ssh(b, command, token);
+        const id = await activeSession(command);
+        const del = await api(a.url, 'DELETE', `/v1/users/${created.json.id}`, { token: a.adminToken });
+        assert.equal(del.status, 200, del.text);
+        assert.deepEqual(del.json, { id: created.json.id, ended_sessions: [id], confirmed_ended_sessions: [id] });
+        const run = await running;
+        assert.doesNotMatch(run.stdout, /user-finished/);
       });
     });
   }

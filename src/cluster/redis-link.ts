@@ -3,7 +3,7 @@
 // Redis outage costs a request nothing: the caller falls back to its per-instance state instead.
 // Reconnection is node-redis's own, with jittered backoff so instances restarted together do not
 // reconnect in lockstep (reconnect storms: Teleport #6255).
-import { createClient, createCluster } from 'redis';
+import type { createClient } from 'redis';
 import { ConfigError } from '../config/load.js';
 
 /** The commands Gatehouse uses, the same on a single server and on a cluster (one key each). */
@@ -21,7 +21,7 @@ export interface RedisLink {
   readonly target: string;
   /** Whether the last command or probe reached Redis. */
   readonly up: boolean;
-  /** Runs commands, within timeoutMs (default 500); marks the link down when Redis does not answer. */
+  /** Runs commands, within timeoutMs (default 1 s); marks the link down when Redis does not answer. */
   run<T>(use: (redis: RedisCommands) => Promise<T>, timeoutMs?: number): Promise<T>;
   /** Called with true when Redis becomes reachable again, false when it is lost. */
   onChange(listener: (up: boolean) => void): void;
@@ -31,7 +31,8 @@ export interface RedisLink {
 }
 
 const PROBE_MS = 1000;
-const COMMAND_TIMEOUT_MS = 500;
+// Generous for a LAN round trip, yet short enough that a silent Redis costs a request little.
+const COMMAND_TIMEOUT_MS = 1000;
 
 /** redis://[user:pass@]host:port[/db] or redis+cluster://h1:p1,h2:p2 (rediss:// and rediss+cluster:// for TLS). */
 export function parseRedisUrl(url: string): { cluster: boolean; urls: string[]; target: string } {
@@ -58,22 +59,21 @@ export function parseRedisUrl(url: string): { cluster: boolean; urls: string[]; 
 /** Full jitter over an exponential bound: 100 ms, 200 ms, … up to 3 s. */
 const reconnectStrategy = (retries: number) => Math.floor(Math.random() * Math.min(3000, 100 * 2 ** retries)) + 50;
 
+type Client = {
+  on(event: 'error', listener: (e: Error) => void): unknown;
+  connect(): Promise<unknown>;
+  destroy(): void;
+};
+
 export function openRedisLink(url: string, opts: { onError?: (error: Error) => void } = {}): RedisLink {
   const { cluster, urls, target } = parseRedisUrl(url);
-  const socket = { reconnectStrategy, connectTimeout: 2000 };
-  const client = cluster
-    ? createCluster({
-        rootNodes: urls.map((u) => ({ url: u })),
-        defaults: { socket, disableOfflineQueue: true },
-      })
-    : createClient({ url: urls[0] as string, socket, disableOfflineQueue: true });
-  const commands = client as unknown as RedisCommands;
-  // A single server needs a second connection in subscriber mode; a cluster keeps its own per shard.
-  const subscriber = cluster ? undefined : (client as ReturnType<typeof createClient>).duplicate();
   const listeners: Array<(up: boolean) => void> = [];
   let up = false;
   let closed = false;
   let lastError = '';
+  let commands: RedisCommands | undefined;
+  let subscriberCommands: RedisCommands | undefined;
+  const clients: Client[] = [];
 
   function setUp(next: boolean, error?: Error) {
     if (error && error.message !== lastError) {
@@ -85,15 +85,39 @@ export function openRedisLink(url: string, opts: { onError?: (error: Error) => v
     if (next) lastError = '';
     for (const l of listeners) l(next);
   }
-  // node-redis reports connection trouble as 'error' events; an unhandled one would end the process.
-  client.on('error', (e: Error) => setUp(false, e));
-  subscriber?.on('error', () => {});
+
+  // node-redis is loaded only when Redis is configured: importing it costs about half a second of
+  // start-up, which an embedded process should not pay.
+  const ready = import('redis').then(({ createClient, createCluster }) => {
+    if (closed) return;
+    const socket = { reconnectStrategy, connectTimeout: 2000 };
+    const client = cluster
+      ? createCluster({ rootNodes: urls.map((u) => ({ url: u })), defaults: { socket, disableOfflineQueue: true } })
+      : createClient({ url: urls[0] as string, socket, disableOfflineQueue: true });
+    // A single server needs a second connection in subscriber mode; a cluster keeps its own per shard.
+    const subscriber = cluster ? undefined : (client as ReturnType<typeof createClient>).duplicate();
+    // node-redis reports connection trouble as 'error' events; an unhandled one would end the process.
+    client.on('error', (e: Error) => setUp(false, e));
+    subscriber?.on('error', () => {});
+    commands = client as unknown as RedisCommands;
+    subscriberCommands = (subscriber ?? client) as unknown as RedisCommands;
+    for (const c of [client, subscriber]) {
+      if (!c) continue;
+      clients.push(c as unknown as Client);
+      // Pending until the first connection; node-redis keeps retrying meanwhile.
+      c.connect().catch((e: Error) => {
+        if (!closed) setUp(false, e);
+      });
+    }
+  });
 
   async function run<T>(use: (redis: RedisCommands) => Promise<T>, timeoutMs = COMMAND_TIMEOUT_MS): Promise<T> {
+    if (!commands) throw new Error('the redis client is not loaded yet');
+    const redis = commands;
     let timer: NodeJS.Timeout | undefined;
     try {
       const result = await Promise.race([
-        use(commands),
+        use(redis),
         new Promise<never>((_, reject) => {
           timer = setTimeout(() => reject(new Error(`redis did not answer within ${timeoutMs} ms`)), timeoutMs);
         }),
@@ -110,11 +134,6 @@ export function openRedisLink(url: string, opts: { onError?: (error: Error) => v
     }
   }
 
-  const connecting = [client.connect(), subscriber?.connect()].map((p) =>
-    p?.catch((e: Error) => {
-      if (!closed) setUp(false, e);
-    }),
-  );
   // Health is probed, not only inferred from traffic, so /readyz and the metric see an outage (and
   // the recovery) even when no request happens to need Redis.
   const probe = async () => {
@@ -122,7 +141,7 @@ export function openRedisLink(url: string, opts: { onError?: (error: Error) => v
   };
   const probeTimer = setInterval(probe, PROBE_MS);
   probeTimer.unref();
-  void probe();
+  void ready.then(probe);
 
   return {
     target,
@@ -134,11 +153,11 @@ export function openRedisLink(url: string, opts: { onError?: (error: Error) => v
       listeners.push(listener);
     },
     async subscribe(channel, listener) {
-      const on = (subscriber ?? client) as unknown as RedisCommands;
+      await ready;
       // Until the first connection, subscribing fails (no offline queue): keep trying, with jitter.
-      for (let attempt = 0; !closed; attempt++) {
+      for (let attempt = 0; !closed && subscriberCommands; attempt++) {
         try {
-          return await on.sSubscribe(channel, listener);
+          return await subscriberCommands.sSubscribe(channel, listener);
         } catch {
           await new Promise((r) => setTimeout(r, reconnectStrategy(Math.min(attempt, 5))).unref());
         }
@@ -147,15 +166,15 @@ export function openRedisLink(url: string, opts: { onError?: (error: Error) => v
     async close() {
       closed = true;
       clearInterval(probeTimer);
-      for (const c of [client, subscriber]) {
+      await ready.catch(() => undefined);
+      for (const c of clients) {
         try {
           // destroy, not close: close waits for replies that a down server never sends.
-          c?.destroy();
+          c.destroy();
         } catch {
           // never connected
         }
       }
-      await Promise.allSettled(connecting);
     },
   };
 }

@@ -70,14 +70,21 @@ export function createSessionBus(link?: RedisLink, onError: (error: unknown) => 
     return withTimeout(over, timeoutMs, false);
   }
 
-  const register = (id: string, state: 'live' | 'ended') =>
-    link
-      ?.run((r) =>
-        r.set(registryKey(id), JSON.stringify({ i: instanceId, s: state }), {
-          PX: state === 'live' ? LIVE_TTL_MS : ENDED_TTL_MS,
-        }),
-      )
-      .catch(() => undefined); // a lost entry only costs a confirmation; the refresh restores it
+  /** Writes the registry entry, retrying a few times: a missing entry means an unconfirmable session. */
+  async function register(id: string, state: 'live' | 'ended'): Promise<void> {
+    if (!link) return;
+    const value = JSON.stringify({ i: instanceId, s: state });
+    for (let attempt = 0; attempt < 4; attempt++) {
+      if (state === 'live' && !live.has(id)) return; // ended meanwhile: the 'ended' write wins
+      try {
+        await link.run((r) => r.set(registryKey(id), value, { PX: state === 'live' ? LIVE_TTL_MS : ENDED_TTL_MS }));
+        return;
+      } catch {
+        await new Promise((r) => setTimeout(r, 250 * (attempt + 1)).unref());
+      }
+    }
+    // Still lost: the periodic refresh (live sessions) restores it once Redis answers.
+  }
 
   const publish = (to: string, message: Message) =>
     (link as RedisLink).run((r) => r.sPublish(channelOf(to), JSON.stringify(message)));
@@ -112,7 +119,7 @@ export function createSessionBus(link?: RedisLink, onError: (error: unknown) => 
 
   /** Asks the instance the registry names; true only on its acknowledgement. */
   async function confirmRemote(id: string, reason: string, timeoutMs: number): Promise<boolean> {
-    if (!link?.up) return false;
+    if (!link) return false;
     const entry = await link.run((r) => r.get(registryKey(id))).catch(() => null);
     if (!entry) return false;
     const holder = JSON.parse(entry) as { i: string; s: 'live' | 'ended' };

@@ -20,11 +20,13 @@ import type { TokenService } from '../auth/token-service.js';
 import { heldFoldedKey, nameConflicts } from '../auth/unique-names.js';
 import { translateConflicts } from '../backend/conflicts.js';
 import type { StateStore } from '../backend/state.js';
+import type { SessionBus } from '../cluster/session-bus.js';
 import { type Clock, isoTime } from '../lib/clock.js';
 import { conflict, invalidField, notFound } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { pageOfRecords } from '../lib/paging.js';
 import { generateSecret, hashSecret, secretHint } from '../lib/secrets.js';
+import { sessionTerminationOps } from '../sessions/session-registry.js';
 import { sshKeyRemovalOps } from '../ssh-keys/ssh-key-service.js';
 
 export interface CreateUserInput {
@@ -63,7 +65,9 @@ export function createUserService(deps: {
   policies: Pick<PolicyResolver, 'roleByName'>;
   covering: Pick<Covering, 'require' | 'requirePrincipal' | 'userGrant'>;
   /** Deleting a user revokes the agents they own, in the same write. */
-  killSwitch: Pick<KillSwitch, 'plan'>;
+  killSwitch: Pick<KillSwitch, 'plan' | 'confirmEnded'>;
+  /** Asks the proxies holding the user's sessions to end them, and hears which did. */
+  sessions: Pick<SessionBus, 'confirmEnded'>;
 }) {
   const { state, audit, clock } = deps;
 
@@ -234,7 +238,11 @@ export function createUserService(deps: {
       return user;
     },
 
-    async remove(ctx: RequestContext, id: string): Promise<void> {
+    /** Deletes the user with all it holds; answers the live sessions ended (its own and its agents'). */
+    async remove(
+      ctx: RequestContext,
+      id: string,
+    ): Promise<{ id: string; ended_sessions: string[]; confirmed_ended_sessions: string[] }> {
       const item = state.get<UserRecord>(keys.user(id));
       if (!item) throw notFound('user', id);
       const user = item.value;
@@ -258,6 +266,8 @@ export function createUserService(deps: {
       }
       const apiKeys = keysOf(id);
       const sshKeyOps = sshKeyRemovalOps(state, id);
+      // Its own live sessions end with it (marked terminated, for the proxy holding each to end).
+      const own = sessionTerminationOps(state, id, now, 'user_deleted');
       await translateConflicts(() =>
         state.write(
           [{ key: item.key, revision: item.revision }, ...kills.flatMap((k) => k.plan.conditions)],
@@ -274,6 +284,7 @@ export function createUserService(deps: {
             ]),
             ...grants.map((g) => ({ type: 'delete' as const, key: g.key })),
             ...sshKeyOps,
+            ...own.operations,
             ...kills.flatMap((k) => k.plan.operations),
           ],
         ),
@@ -307,8 +318,30 @@ export function createUserService(deps: {
           deleted_ssh_keys: sshKeyOps.length / 2,
           revoked_tokens: revoked,
           revoked_agents: kills.map((k) => k.agent.id),
+          ended_sessions: own.ids,
         },
       });
+      if (own.ids.length > 0) {
+        await audit.record(
+          ...own.ids.map((sessionId) => ({
+            type: 'session.terminated' as const,
+            actor: actorOf(ctx),
+            target: { kind: 'session', id: sessionId },
+            session_id: sessionId,
+            ...eventContext(ctx),
+            data: { reason: 'user_deleted', user_id: id },
+          })),
+        );
+      }
+      const confirmed = await Promise.all([
+        own.ids.length > 0 ? deps.sessions.confirmEnded(own.ids, 'user_deleted') : [],
+        ...kills.map((k) => deps.killSwitch.confirmEnded(k.plan, 'revoked')),
+      ]);
+      return {
+        id,
+        ended_sessions: [...own.ids, ...kills.flatMap((k) => k.plan.endedSessions)],
+        confirmed_ended_sessions: confirmed.flat(),
+      };
     },
 
     async createApiKey(ctx: RequestContext, userId: string, input: { name: string; ttl?: number; secret?: string }) {

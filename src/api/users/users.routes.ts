@@ -8,6 +8,7 @@ import {
   ApiKeyList,
   CreateApiKey,
   CreateUser,
+  DeletedUser,
   NewApiKey,
   UpdateUser,
   User,
@@ -79,15 +80,13 @@ export function userRoutes(app: App, deps: { users: UserService }): void {
       config: { permission: { resource: 'users', verb: 'delete' }, grants: ['target-principal'] },
       schema: {
         tags,
-        summary: 'Delete a user, their API keys and tokens',
+        summary:
+          'Delete a user, their API keys and tokens; their agents are revoked and their live sessions ended (the answer says which the proxies confirmed)',
         params: IdParams,
-        response: responses({ 204: Type.Null() }),
+        response: responses({ 200: DeletedUser }),
       },
     },
-    async (request, reply) => {
-      await users.remove(authenticatedContext(request), request.params.id);
-      return reply.code(204).send(null);
-    },
+    async (request) => users.remove(authenticatedContext(request), request.params.id),
   );
 
   app.post(

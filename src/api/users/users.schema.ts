@@ -49,6 +49,20 @@ export const UserQuery = listQuery({
 
 export const UserList = listResponse('users', User);
 
+export const DeletedUser = Type.Object(
+  {
+    id: UserId,
+    ended_sessions: Type.Array(Type.String(), {
+      description: "Live sessions ended with the user: its own and its agents' (sess_…)",
+    }),
+    confirmed_ended_sessions: Type.Array(Type.String(), {
+      description:
+        'Of ended_sessions, those whose proxy confirmed within 3 s that it ended them; the others are marked terminated and end when their proxy sees it',
+    }),
+  },
+  { additionalProperties: false },
+);
+
 export const CreateApiKey = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 64, pattern: PLAIN_TEXT_PATTERN, default: 'default' }),
