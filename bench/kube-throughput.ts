@@ -6,6 +6,7 @@
 // generator are three processes (one event loop each, as in a deployment). Medians of 3 rounds.
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { kubectlBinary } from '../test/helpers/fake-kube-apiserver-kubectl.js';
@@ -31,7 +32,15 @@ function startFakeChild(): Promise<{ proc: ChildProcess; url: string; caPem: str
 
 /** autocannon in its own process; the CAs it must trust come through NODE_EXTRA_CA_CERTS. */
 function requestsPerSecond(url: string, headers: Record<string, string>, caFile: string): Promise<number> {
-  const args = ['-c', '16', '-d', '5', '-j', ...Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}=${v}`]), url];
+  const args = [
+    '-c',
+    process.env.BENCH_KUBE_CONNECTIONS ?? '16',
+    '-d',
+    '5',
+    '-j',
+    ...Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}=${v}`]),
+    url,
+  ];
   return new Promise((resolve, reject) => {
     execFile(
       join('node_modules', '.bin', 'autocannon'),
@@ -39,7 +48,13 @@ function requestsPerSecond(url: string, headers: Record<string, string>, caFile:
       { env: { ...process.env, NODE_EXTRA_CA_CERTS: caFile }, maxBuffer: 16 * 1024 * 1024 },
       (err, stdout) => {
         if (err) return reject(err);
-        const r = JSON.parse(stdout) as { requests: { average: number }; non2xx: number; errors: number };
+        const r = JSON.parse(stdout) as {
+          requests: { average: number };
+          latency: { p50: number };
+          non2xx: number;
+          errors: number;
+        };
+        if (process.env.BENCH_KUBE_CONNECTIONS) console.log(`  ${url}: p50 latency ${r.latency.p50} ms`);
         if (r.non2xx > 0 || r.errors > 0) return reject(new Error(`${r.non2xx} non-2xx, ${r.errors} errors`));
         resolve(r.requests.average);
       },
@@ -109,7 +124,16 @@ try {
     // Straight to the fake with what the proxy would send: its token and the impersonation.
     const asUser = { 'impersonate-user': 'bencher', 'impersonate-group': 'bench' };
     direct.push(await requestsPerSecond(fake.url + path, { authorization: `Bearer ${fake.token}`, ...asUser }, caFile));
+    // BENCH_KUBE_PROFILE=<file>: a CPU profile of Gatehouse (this process) while it serves the load.
+    const profiler = process.env.BENCH_KUBE_PROFILE ? new Session() : undefined;
+    profiler?.connect();
+    await profiler?.post('Profiler.enable');
+    await profiler?.post('Profiler.start');
     proxied.push(await requestsPerSecond(proxyServer + path, { authorization: `Bearer ${proxyToken}` }, caFile));
+    if (profiler) {
+      const { profile } = await profiler.post('Profiler.stop');
+      writeFileSync(`${process.env.BENCH_KUBE_PROFILE}.${round}.cpuprofile`, JSON.stringify(profile));
+    }
   }
   console.log(
     `GET pods direct:  median ${median(direct).toFixed(0)} req/s  (${direct.map((x) => x.toFixed(0)).join(', ')})`,
