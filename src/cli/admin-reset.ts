@@ -12,6 +12,7 @@ import { systemClock } from '../lib/clock.js';
 import { Name } from '../lib/shapes.js';
 import { createServices } from '../services.js';
 import { openStores } from '../stores.js';
+import { type Output, processOutput } from './output.js';
 
 export const ADMIN_USAGE = `usage: gatehouse admin reset [--config FILE] [--user NAME] [--force]
 
@@ -19,16 +20,6 @@ Break-glass: creates the user NAME (default: admin) with the admin role, or make
 and an admin again, and prints a new API key for it once. Uses the stores configured as for
 \`gatehouse start\` (--config FILE, GATEHOUSE_* variables). Stop Gatehouse first: while a server uses
 the state store this refuses, unless --force.`;
-
-interface Output {
-  stdout: (text: string) => void;
-  stderr: (text: string) => void;
-}
-
-const processOutput: Output = {
-  stdout: (text) => process.stdout.write(text),
-  stderr: (text) => process.stderr.write(text),
-};
 
 /** Runs `gatehouse admin <argv…>` and answers the exit code. */
 export async function adminCommand(argv: string[], out: Output = processOutput): Promise<number> {

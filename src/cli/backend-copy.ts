@@ -14,6 +14,7 @@ import { leaseKey } from '../backend/lease.js';
 import { isEmbeddedBackend, openBackend, sqliteBackendPath } from '../backend/open.js';
 import type { Backend, Item } from '../backend/types.js';
 import { ConfigError } from '../config/load.js';
+import { type Output, processOutput } from './output.js';
 
 export const BACKEND_USAGE = `usage: gatehouse backend copy --from URL --to URL [--force] [--data-dir DIR]
 
@@ -23,16 +24,6 @@ Refuses a target that already holds items unless --force, and a source that a ru
 (its writes during the copy would be lost) unless --force. Sealed values (webhook secrets, server
 keys, the user CA) are copied sealed: give the new instances the same key (GATEHOUSE_SEAL_KEY_FILE,
 by default <data dir>/webhook-secret.key of the old install).`;
-
-interface Output {
-  stdout: (text: string) => void;
-  stderr: (text: string) => void;
-}
-
-const processOutput: Output = {
-  stdout: (text) => process.stdout.write(text),
-  stderr: (text) => process.stderr.write(text),
-};
 
 const PAGE = 500;
 const PARALLEL = 16;
