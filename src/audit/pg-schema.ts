@@ -1,15 +1,11 @@
 // The PostgreSQL audit store's schema (versioned migrations, run once under an advisory lock) and
 // how an event becomes a row and back.
-import { createHash } from 'node:crypto';
 import type pg from 'pg';
+import { applyMigrations, quote, lockKey as sharedLockKey } from '../lib/pg-migrate.js';
 import type { AuditEvent } from './types.js';
 
-/** A signed 64-bit advisory lock key for a purpose within a schema. */
-export function lockKey(purpose: string, schema: string): string {
-  return createHash('sha256').update(`gatehouse.audit.${purpose}:${schema}`).digest().readBigInt64BE(0).toString();
-}
-
-export const quote = (identifier: string) => `"${identifier.replace(/"/g, '""')}"`;
+export const lockKey = (purpose: string, schema: string): string => sharedLockKey('audit', purpose, schema);
+export { quote };
 
 /** Schema versions, applied once each in order. Never edit a released entry; append a new one. */
 function migrations(schema: string): string[] {
@@ -73,40 +69,8 @@ function migrations(schema: string): string[] {
 
 export const AUDIT_POSTGRES_SCHEMA_VERSION = migrations('public').length;
 
-export async function migrate(pool: Pick<pg.Pool, 'connect'>, schema: string): Promise<void> {
-  const s = quote(schema);
-  const list = migrations(schema);
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
-    await client.query('SELECT pg_advisory_xact_lock($1::bigint)', [lockKey('migrate', schema)]);
-    // CREATE SCHEMA IF NOT EXISTS needs the CREATE privilege even when the schema exists; ask first.
-    const exists = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema]);
-    if (exists.rowCount === 0) await client.query(`CREATE SCHEMA ${s}`);
-    await client.query(
-      `CREATE TABLE IF NOT EXISTS ${s}.schema_migrations (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())`,
-    );
-    const { rows } = await client.query<{ v: number }>(
-      `SELECT COALESCE(MAX(version), 0)::int AS v FROM ${s}.schema_migrations`,
-    );
-    const applied = rows[0]?.v ?? 0;
-    if (applied > list.length) {
-      throw new Error(
-        `the audit database (schema ${schema}) is at schema version ${applied}, newer than this Gatehouse (${list.length}); upgrade Gatehouse`,
-      );
-    }
-    for (let version = applied + 1; version <= list.length; version++) {
-      await client.query(list[version - 1] as string);
-      await client.query(`INSERT INTO ${s}.schema_migrations (version) VALUES ($1)`, [version]);
-    }
-    await client.query('COMMIT');
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => {});
-    throw error;
-  } finally {
-    client.release();
-  }
-}
+export const migrate = (pool: Pick<pg.Pool, 'connect'>, schema: string): Promise<void> =>
+  applyMigrations(pool, { store: 'audit', schema, table: 'schema_migrations', migrations: migrations(schema) });
 
 // jsonb cannot hold U+0000 or a lone surrogate (JSON.stringify writes them as \u0000 and \udXXX
 // escapes), and text columns cannot hold U+0000. Such an event is still stored losslessly: its JSON

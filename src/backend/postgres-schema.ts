@@ -12,13 +12,10 @@
 // at a time and commit in revision order — a reader that sees revision N has seen all below it.
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
+import { applyMigrations, quote, lockKey as sharedLockKey } from '../lib/pg-migrate.js';
 
-export const quote = (identifier: string): string => `"${identifier.replace(/"/g, '""')}"`;
-
-/** A signed 64-bit advisory lock key for a purpose within a schema. */
-export function lockKey(purpose: string, schema: string): string {
-  return createHash('sha256').update(`gatehouse.state.${purpose}:${schema}`).digest().readBigInt64BE(0).toString();
-}
+export { quote };
+export const lockKey = (purpose: string, schema: string): string => sharedLockKey('state', purpose, schema);
 
 /** LISTEN/NOTIFY channels are database-wide: one per schema, short enough for an identifier. */
 export const channelFor = (schema: string): string =>
@@ -132,38 +129,6 @@ function migrations(schema: string): string[] {
 export const STATE_POSTGRES_SCHEMA_VERSION = migrations('public').length;
 
 /** Creates the schema if needed and applies pending migrations, under a lock so instances may start at once. */
-export async function migrate(pool: pg.Pool, schema: string): Promise<void> {
-  const s = quote(schema);
-  const list = migrations(schema);
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
-    await client.query('SELECT pg_advisory_xact_lock($1::bigint)', [lockKey('migrate', schema)]);
-    // CREATE SCHEMA IF NOT EXISTS needs the CREATE privilege even when the schema exists; ask first.
-    const exists = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema]);
-    if (exists.rowCount === 0) await client.query(`CREATE SCHEMA ${s}`);
-    // Its own table, not the audit store's schema_migrations: both stores may share one schema.
-    await client.query(
-      `CREATE TABLE IF NOT EXISTS ${s}.state_schema_migrations (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())`,
-    );
-    const { rows } = await client.query<{ v: number }>(
-      `SELECT COALESCE(MAX(version), 0)::int AS v FROM ${s}.state_schema_migrations`,
-    );
-    const applied = rows[0]?.v ?? 0;
-    if (applied > list.length) {
-      throw new Error(
-        `the state database (schema ${schema}) is at schema version ${applied}, newer than this Gatehouse (${list.length}); upgrade Gatehouse`,
-      );
-    }
-    for (let version = applied + 1; version <= list.length; version++) {
-      await client.query(list[version - 1] as string);
-      await client.query(`INSERT INTO ${s}.state_schema_migrations (version) VALUES ($1)`, [version]);
-    }
-    await client.query('COMMIT');
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => {});
-    throw error;
-  } finally {
-    client.release();
-  }
-}
+export const migrate = (pool: pg.Pool, schema: string): Promise<void> =>
+  // Its own table, not the audit store's schema_migrations: both stores may share one schema.
+  applyMigrations(pool, { store: 'state', schema, table: 'state_schema_migrations', migrations: migrations(schema) });
