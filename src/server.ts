@@ -12,6 +12,7 @@ import { holdInstanceLease } from './backend/instance-lease.js';
 import { isEmbeddedBackend } from './backend/open.js';
 import { type BootstrapResult, bootstrapAdmin } from './bootstrap.js';
 import { authPeers, refuseSecondProxyWithoutRedis } from './cluster/instances.js';
+import { parseRedisUrl } from './cluster/redis-link.js';
 import { openSharedState, registerRedisMetric } from './cluster/shared-state.js';
 import { ConfigError } from './config/load.js';
 import type { Config } from './config/schema.js';
@@ -82,6 +83,8 @@ export async function startGatehouse(
   const sshAddr = parseAddr('ssh_addr', config.ssh_addr);
   const dbAddr = parseAddr('db_addr', config.db_addr);
   if (config.ssh_public_addr) parseAddr('ssh_public_addr', config.ssh_public_addr);
+  // A malformed redis_url is a config error before any store is opened, like the addresses above.
+  if (config.redis_url !== undefined) parseRedisUrl(config.redis_url);
   const metricsAddr = config.metrics_enabled ? parseAddr('metrics_addr', config.metrics_addr) : undefined;
   for (const [key, addr] of [
     ['auth_addr', authAddr],

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import pino from 'pino';
-import { loadConfig } from '../src/config/load.js';
+import { ConfigError, loadConfig } from '../src/config/load.js';
 import { StartupError, startGatehouse } from '../src/server.js';
 import { type EtcdCluster, startEtcd } from './helpers/etcd.js';
 import { ADMIN_KEY, api, startTestServer, type TestServer } from './helpers/gatehouse.js';
@@ -46,6 +46,16 @@ async function redisUp(server: TestServer): Promise<number> {
   const text = await (await fetch(`${server.metricsUrl}/metrics`)).text();
   return Number(/^gatehouse_redis_up (\S+)$/m.exec(text)?.[1]);
 }
+
+test('a malformed redis_url stops the start with a message naming the key', async () => {
+  for (const url of ['http://127.0.0.1:6379', 'redis://a:1,b:2', 'redis+cluster://', 'redis://bad host:1']) {
+    await assert.rejects(
+      startTestServer({ redis_url: url }, { dataDir: mkdtempSync(join(tmp, 'bad-url-')) }),
+      (e: unknown) => e instanceof ConfigError && /^config key redis_url: /.test(e.message),
+      url,
+    );
+  }
+});
 
 describe('two instances sharing one Redis', { skip: missing }, () => {
   before(async () => {
