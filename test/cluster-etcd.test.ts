@@ -28,6 +28,8 @@ const clusterConfig = (prefix: string) => ({
   backend_url: etcd.url(prefix),
   audit_url: `${PG}?schema=${schema}`,
   seal_key_file: sealKey,
+  // Each instance here also runs the proxy role, and two proxies share their counters through Redis.
+  redis_url: process.env.GATEHOUSE_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
 });
 
 before(async () => {
