@@ -1,7 +1,7 @@
 // A proxy SIGKILLed while it holds a live SSH session, in the cluster shape: an auth instance and two
 // proxy processes on one etcd, Redis, PostgreSQL audit and S3 recordings, with the real OpenSSH
 // client and sshd. The auth tier ends the dead proxy's session (proxy_lost) within the stated bound
-// (instance lease 15 s + reaper interval 5 s), the session on the other proxy is untouched, and the
+// (instance lease 15 s + two reaper passes 5 s apart), the session on the other proxy is untouched, and the
 // recording of the lost session is uploaded when that proxy starts again on its data dir.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -119,7 +119,7 @@ if (requireSshd('a proxy killed mid-session')) {
     const get = async (id: string) =>
       (await api(auth.url, 'GET', `/v1/sessions/${id}`, { token: auth.adminToken })).json;
 
-    test('its session is ended by the auth tier within 20 s, the other proxy’s is untouched, the recording comes later', async () => {
+    test('its session is ended by the auth tier within 25 s, the other proxy’s is untouched, the recording comes later', async () => {
       const [portA, portB] = [await freePort(), await freePort()];
       const a = await startProxy('proxy-a', portA);
       await startProxy('proxy-b', portB);
@@ -146,7 +146,7 @@ if (requireSshd('a proxy killed mid-session')) {
       console.log(`# a SIGKILLed proxy's session was marked ended after ${after.toFixed(1)} s`);
       assert.equal(ended.status, 'ended');
       assert.equal(ended.end_reason, 'proxy_lost');
-      assert.ok(after < 25, `${after} s (bound: 15 s lease + 5 s reaper interval, + slack)`);
+      assert.ok(after < 30, `${after} s (bound: 15 s lease + two 5 s reaper passes, + slack)`);
       const events = await api(auth.url, 'GET', `/v1/events?type=session.end&session_id=${idA}`, {
         token: auth.adminToken,
       });

@@ -3,9 +3,9 @@
 // days). Every instance holds a lease under locks/instances/ that expires INSTANCE_LEASE_TTL_MS
 // (15 s) after it stops renewing; a session record names the instance holding it. This job, one at a
 // time across the auth tier (under its own lease), ends every active session whose instance has no
-// lease any more, with the reason `proxy_lost` and a session.end event. Bound: the lease TTL plus
-// one interval (≈ 20 s). When that proxy comes back, its spool uploads the recordings it kept; its
-// own restart check (endOrphaned) finds them already ended.
+// lease on two passes in a row, with the reason `proxy_lost` and a session.end event. Bound: the
+// lease TTL plus two intervals (≈ 25 s). When that proxy comes back, its spool uploads the recordings
+// it kept; its own restart check (endOrphaned) finds them already ended.
 import { runningInstances } from '../backend/instance-lease.js';
 import { type LeaseRunner, runUnderLease } from '../backend/lease.js';
 import type { Backend } from '../backend/types.js';
@@ -20,6 +20,7 @@ export function startSessionReaper(
 ): LeaseRunner {
   const intervalMs = opts.intervalMs ?? SESSION_REAPER_INTERVAL_MS;
   const onError = deps.onError ?? (() => undefined);
+  const suspects = new Set<string>();
   return runUnderLease(
     deps.backend,
     'session-reaper',
@@ -27,7 +28,7 @@ export function startSessionReaper(
     async (signal) => {
       while (!signal.aborted) {
         try {
-          await reapOnce(deps);
+          await reapOnce(deps, suspects);
         } catch (error) {
           onError(error);
         }
@@ -47,12 +48,26 @@ export function startSessionReaper(
   );
 }
 
-/** One pass: the active sessions whose holding instance holds no lease now are ended. */
-export async function reapOnce(deps: { backend: Backend; sessions: SessionRegistry }): Promise<string[]> {
+/**
+ * One pass: the active sessions whose holding instance holds no lease now are ended — if it held none
+ * on the pass before either (`suspects` carries that over). An instance whose lease lapsed only because
+ * the store was unreachable (etcd without quorum) renews it as soon as the store is back, before a
+ * second pass can find it missing, so its live sessions are not ended under it.
+ */
+export async function reapOnce(
+  deps: { backend: Backend; sessions: SessionRegistry },
+  suspects: Set<string> = new Set(),
+): Promise<string[]> {
   const active = deps.sessions.list().filter((s) => s.status === 'active' && s.instance !== undefined);
-  if (active.length === 0) return [];
+  if (active.length === 0) {
+    suspects.clear();
+    return [];
+  }
   const alive = new Set((await runningInstances(deps.backend)).map((i) => i.instance));
-  const lost = active.filter((s) => !alive.has(s.instance));
+  const missing = new Set(active.map((s) => s.instance as string).filter((i) => !alive.has(i)));
+  const lost = active.filter((s) => missing.has(s.instance as string) && suspects.has(s.instance as string));
+  suspects.clear();
+  for (const i of missing) suspects.add(i);
   if (lost.length === 0) return [];
   const ended = await deps.sessions.endOrphaned(
     lost.map((s) => s.id),
