@@ -1,5 +1,6 @@
-// The embedded audit store: events in one SQLite table, committed in groups (one fsync per
-// event-loop turn, however many requests wrote), each append resolving only once durable.
+// The embedded audit store: events in one SQLite table, committed in groups by a writer thread
+// (sqlite-writer.ts: one fsync per transaction however many requests wrote, and never on the main
+// thread), each append resolving only once durable.
 //
 // Reading: newest first by seq (write order). Every filter column has an index ordered by
 // (column, seq), so "newest first with one filter" is an index range read backwards (the plan for
@@ -8,9 +9,12 @@
 // counted only when asked (countUpTo), and stops there.
 //
 // The cursor/position codec and the query checks below are shared with the PostgreSQL store.
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { prefixUpperBound } from '../lib/prefix-range.js';
 import { runMigrations } from '../lib/sqlite-migrations.js';
+import { type EventRow, WRITER_SOURCE, type WriteAnswer, type WriteRequest } from './sqlite-writer.js';
 import { type AuditEvent, type AuditPage, type AuditQuery, type AuditStore, InvalidCursorError } from './types.js';
 
 /** Schema versions, applied once each in order. Never edit a released entry; append a new one. */
@@ -131,26 +135,7 @@ export function openSqliteAuditStore(opts: {
     throw error;
   }
 
-  const insert = db.prepare(
-    'INSERT INTO events (id, time_ms, type, actor_id, actor_kind, target_id, session_id, success, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
-  );
-  const insertAll = db.transaction((batches: Pending[]) => {
-    for (const batch of batches) {
-      for (const e of batch.events) {
-        insert.run(
-          e.id,
-          Date.parse(e.time),
-          e.type,
-          e.actor.id ?? null,
-          e.actor.kind ?? null,
-          e.target?.id ?? null,
-          e.session_id ?? null,
-          e.success ? 1 : 0,
-          JSON.stringify(e),
-        );
-      }
-    }
-  });
+  const writer = openWriter(opts.path, opts.synchronous ?? 'FULL');
 
   // Queries differ only in which filters are present, so there are few distinct SQL texts.
   const statements = new Map<string, Database.Statement>();
@@ -164,32 +149,8 @@ export function openSqliteAuditStore(opts: {
     return s;
   }
 
-  let queue: Pending[] = [];
-  let scheduled = false;
   let closed = false;
   let closing: Promise<void> | undefined;
-
-  function flush(): void {
-    scheduled = false;
-    const batches = queue;
-    queue = [];
-    if (batches.length === 0) return;
-    try {
-      insertAll(batches);
-    } catch {
-      // One caller's bad batch must not fail the others: retry each batch in its own transaction.
-      for (const b of batches) {
-        try {
-          insertAll([b]);
-          b.resolve();
-        } catch (error) {
-          b.reject(error);
-        }
-      }
-      return;
-    }
-    for (const b of batches) b.resolve();
-  }
 
   // ---- reading ----------------------------------------------------------------------------------
   //
@@ -410,14 +371,7 @@ export function openSqliteAuditStore(opts: {
   return {
     append(events) {
       if (closed) return Promise.reject(new Error('audit store is closed'));
-      if (events.length === 0) return Promise.resolve();
-      return new Promise((resolve, reject) => {
-        queue.push({ events, resolve, reject });
-        if (!scheduled) {
-          scheduled = true;
-          setImmediate(flush);
-        }
-      });
+      return writer.append(events);
     },
 
     async query(q) {
@@ -464,11 +418,97 @@ export function openSqliteAuditStore(opts: {
     close() {
       closing ??= (async () => {
         // Appends made while closing still commit; only then is the store closed.
-        while (queue.length > 0 || scheduled) await new Promise((r) => setImmediate(r));
+        await writer.close();
         closed = true;
         db.close();
       })();
       return closing;
+    },
+  };
+}
+
+/**
+ * Appends go to the writer thread (sqlite-writer.ts). Group commit: while one transaction is on its
+ * way, appends gather, and all of them go in the next one — one fsync however many requests wrote.
+ */
+function openWriter(path: string, synchronous: 'FULL' | 'NORMAL') {
+  const sqlite = createRequire(import.meta.url).resolve('better-sqlite3');
+  const worker = new Worker(WRITER_SOURCE, { eval: true, workerData: { path, synchronous, sqlite } });
+  // Referenced only while a write is on its way: an idle store does not keep the process alive, and
+  // a process awaiting a commit is not left for dead by the event loop.
+  worker.unref();
+  let queue: Pending[] = [];
+  let inFlight: Pending[] | undefined;
+  let broken: Error | undefined;
+  let n = 0;
+  let idle: (() => void) | undefined;
+  const fail = (error: Error) => {
+    broken ??= error;
+    for (const p of [...(inFlight ?? []), ...queue]) p.reject(broken);
+    inFlight = undefined;
+    queue = [];
+    idle?.();
+  };
+  worker.on('error', (error) => fail(new Error(`the audit writer thread failed: ${error.message}`)));
+  worker.on('exit', () => fail(new Error('the audit writer thread stopped')));
+  worker.on('message', (answer: WriteAnswer) => {
+    const done = inFlight ?? [];
+    inFlight = undefined;
+    done.forEach((p, i) => {
+      const error = answer.errors[i];
+      if (error === null || error === undefined) p.resolve();
+      else p.reject(new Error(error));
+    });
+    send();
+  });
+  function send(): void {
+    if (inFlight || queue.length === 0) {
+      if (!inFlight) {
+        worker.unref();
+        idle?.();
+      }
+      return;
+    }
+    worker.ref();
+    inFlight = queue;
+    queue = [];
+    const batches: EventRow[][] = inFlight.map((p) =>
+      p.events.map((e) => [
+        e.id,
+        Date.parse(e.time),
+        e.type,
+        e.actor.id ?? null,
+        e.actor.kind ?? null,
+        e.target?.id ?? null,
+        e.session_id ?? null,
+        e.success ? 1 : 0,
+        JSON.stringify(e),
+      ]),
+    );
+    worker.postMessage({ n: ++n, batches } satisfies WriteRequest);
+  }
+  return {
+    append(events: AuditEvent[]): Promise<void> {
+      if (broken) return Promise.reject(broken);
+      if (events.length === 0) return Promise.resolve();
+      return new Promise((resolve, reject) => {
+        queue.push({ events, resolve, reject });
+        // Gather what this event-loop turn appends; a transaction on its way sends the rest after it.
+        if (queue.length === 1 && !inFlight) setImmediate(send);
+      });
+    },
+    async close(): Promise<void> {
+      if (!broken && (inFlight || queue.length > 0)) {
+        await new Promise<void>((resolve) => {
+          idle = resolve;
+          send();
+        });
+      }
+      worker.removeAllListeners('exit');
+      const exited = new Promise((resolve) => worker.once('exit', resolve));
+      worker.ref();
+      worker.postMessage('close');
+      await exited;
     },
   };
 }
