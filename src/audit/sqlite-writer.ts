@@ -7,6 +7,16 @@
 // Protocol: the main thread posts { n, batches } (events already in column form); this thread commits
 // every batch of a message in one transaction and answers { n, errors } (null for a committed batch).
 // A failed transaction is retried batch by batch, so one caller's bad batch fails alone.
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+import type { AuditEvent } from './types.js';
+
+interface Pending {
+  events: AuditEvent[];
+  resolve: () => void;
+  reject: (e: unknown) => void;
+}
+
 export type EventRow = [
   string,
   number,
@@ -66,3 +76,89 @@ parentPort.on('message', (message) => {
   parentPort.postMessage({ n: message.n, errors });
 });
 `;
+
+/**
+ * Appends go to the writer thread (sqlite-writer.ts). Group commit: while one transaction is on its
+ * way, appends gather, and all of them go in the next one — one fsync however many requests wrote.
+ */
+export function openWriter(path: string, synchronous: 'FULL' | 'NORMAL') {
+  const sqlite = createRequire(import.meta.url).resolve('better-sqlite3');
+  const worker = new Worker(WRITER_SOURCE, { eval: true, workerData: { path, synchronous, sqlite } });
+  // Referenced only while a write is on its way: an idle store does not keep the process alive, and
+  // a process awaiting a commit is not left for dead by the event loop.
+  worker.unref();
+  let queue: Pending[] = [];
+  let inFlight: Pending[] | undefined;
+  let broken: Error | undefined;
+  let n = 0;
+  let idle: (() => void) | undefined;
+  const fail = (error: Error) => {
+    broken ??= error;
+    for (const p of [...(inFlight ?? []), ...queue]) p.reject(broken);
+    inFlight = undefined;
+    queue = [];
+    idle?.();
+  };
+  worker.on('error', (error) => fail(new Error(`the audit writer thread failed: ${error.message}`)));
+  worker.on('exit', () => fail(new Error('the audit writer thread stopped')));
+  worker.on('message', (answer: WriteAnswer) => {
+    const done = inFlight ?? [];
+    inFlight = undefined;
+    done.forEach((p, i) => {
+      const error = answer.errors[i];
+      if (error === null || error === undefined) p.resolve();
+      else p.reject(new Error(error));
+    });
+    send();
+  });
+  function send(): void {
+    if (inFlight || queue.length === 0) {
+      if (!inFlight) {
+        worker.unref();
+        idle?.();
+      }
+      return;
+    }
+    worker.ref();
+    inFlight = queue;
+    queue = [];
+    const batches: EventRow[][] = inFlight.map((p) =>
+      p.events.map((e) => [
+        e.id,
+        Date.parse(e.time),
+        e.type,
+        e.actor.id ?? null,
+        e.actor.kind ?? null,
+        e.target?.id ?? null,
+        e.session_id ?? null,
+        e.success ? 1 : 0,
+        JSON.stringify(e),
+      ]),
+    );
+    worker.postMessage({ n: ++n, batches } satisfies WriteRequest);
+  }
+  return {
+    append(events: AuditEvent[]): Promise<void> {
+      if (broken) return Promise.reject(broken);
+      if (events.length === 0) return Promise.resolve();
+      return new Promise((resolve, reject) => {
+        queue.push({ events, resolve, reject });
+        // Gather what this event-loop turn appends; a transaction on its way sends the rest after it.
+        if (queue.length === 1 && !inFlight) setImmediate(send);
+      });
+    },
+    async close(): Promise<void> {
+      if (!broken && (inFlight || queue.length > 0)) {
+        await new Promise<void>((resolve) => {
+          idle = resolve;
+          send();
+        });
+      }
+      worker.removeAllListeners('exit');
+      const exited = new Promise((resolve) => worker.once('exit', resolve));
+      worker.ref();
+      worker.postMessage('close');
+      await exited;
+    },
+  };
+}
