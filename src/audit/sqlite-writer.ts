@@ -46,9 +46,10 @@ export const WRITER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.sqlite);
 const db = new Database(workerData.path);
+// The wait first: the main thread may hold a lock at this moment (its reads, a retention delete).
+db.pragma('busy_timeout = 5000');
 db.pragma('journal_mode = WAL');
 db.pragma('synchronous = ' + (workerData.synchronous === 'NORMAL' ? 'NORMAL' : 'FULL'));
-db.pragma('busy_timeout = 5000');
 const insert = db.prepare(
   'INSERT INTO events (id, time_ms, type, actor_id, actor_kind, target_id, session_id, success, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
 );
