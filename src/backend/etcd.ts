@@ -6,7 +6,17 @@
 // watchers see the delete); leases are a safety net for when no instance runs, one per minute
 // bucket rather than one per write (Teleport PR #16636: a lease per write exploded).
 // Client: npm etcd3, pinned (idle upstream since 2023), and only ever used in this folder.
-import { ClientRuntimeError, Etcd3, EtcdError, GRPCGenericError, type IKeyValue, type Namespace } from 'etcd3';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import {
+  ClientRuntimeError,
+  Etcd3,
+  EtcdError,
+  GRPCGenericError,
+  type IKeyValue,
+  type IOptions,
+  isRecoverableError,
+  type Namespace,
+} from 'etcd3';
 import { GatehouseError } from '../lib/errors.js';
 import { createEtcdWatch } from './etcd-watch.js';
 import { type Backend, BackendError, type Condition, type Item, type Operation, type WriteOptions } from './types.js';
@@ -77,6 +87,26 @@ export function etcdUnavailable(error: unknown): unknown {
     cause: error,
   });
 }
+/** The call in progress (a transaction's commit), so the retry policy can say it retried. */
+const calls = new AsyncLocalStorage<{ retried: boolean }>();
+/**
+ * etcd3's default global policy (three tries on recoverable errors), written out so that it marks
+ * the call it retried: a retried write may have committed the first time (see committedEarlier).
+ */
+const retryingPolicy = {
+  async execute<T>(fn: (context: { attempt: number }) => Promise<T> | T): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await fn({ attempt });
+      } catch (error) {
+        if (attempt >= 2 || !isRecoverableError(error as Error)) throw error;
+        const call = calls.getStore();
+        if (call) call.retried = true;
+      }
+    }
+  },
+} as unknown as NonNullable<NonNullable<IOptions['faultHandling']>['global']>;
+
 const guard = <T>(p: Promise<T>): Promise<T> =>
   p.catch((error: unknown) => {
     throw etcdUnavailable(error);
@@ -91,6 +121,7 @@ export function openEtcdBackend(opts: EtcdBackendOptions): Backend {
     // Without quorum etcd holds a request until its own timeout (≈ 7 s here) or longer; bound every
     // unary call so a caller learns in time. Watches are streams and are not bounded.
     defaultCallOptions: (context) => (context.isStream ? {} : { deadline: Date.now() + callTimeout }),
+    faultHandling: { global: retryingPolicy },
   });
   const prefix = opts.prefix ?? '/gatehouse/';
   const kv: Namespace = client.namespace(prefix);
@@ -163,14 +194,37 @@ export function openEtcdBackend(opts: EtcdBackendOptions): Backend {
     const ops = operations.map((op) =>
       op.type === 'put' ? putOp(op.key, op.value, op.expiresAt) : kv.delete().key(op.key),
     );
-    const res = await t.then(...ops).commit();
+    const attempt = { retried: false };
+    const res = await calls.run(attempt, () => t.then(...ops).commit());
     if (res.succeeded) return Number(res.header.revision);
+    const own = attempt.retried ? await committedEarlier(operations) : undefined;
+    if (own !== undefined) return own;
     for (const c of conditions) {
       const current = await currentOf(c.key);
       const holds = 'is' in c ? (c.is === 'absent') === !current : current?.revision === c.revision;
       if (!holds) throw new BackendError('compare_failed', c.key);
     }
     throw new BackendError('compare_failed', conditions[0]?.key ?? '');
+  }
+
+  /**
+   * The etcd client retries a call that failed on a recoverable error (a leader change), and a
+   * transaction whose response was lost had committed: its retry then fails its own conditions
+   * (`create` would say already_exists of the item it made). Recognized by its own writes: every put
+   * of the transaction holds exactly its value at one shared revision and every delete is gone.
+   * Asked only when the client did retry the commit (`retryingPolicy` marks it).
+   */
+  async function committedEarlier(operations: Operation[]): Promise<number | undefined> {
+    const puts = operations.filter((op) => op.type === 'put');
+    if (puts.length === 0) return undefined;
+    const revisions = new Set<number>();
+    for (const op of puts) {
+      const current = await currentOf(op.key);
+      if (!current || current.value !== op.value || current.expiresAt !== op.expiresAt) return undefined;
+      revisions.add(current.revision);
+    }
+    for (const op of operations) if (op.type === 'delete' && (await currentOf(op.key))) return undefined;
+    return revisions.size === 1 ? [...revisions][0] : undefined;
   }
 
   async function single(key: string, condition: Condition | undefined, value: string, o: WriteOptions) {
