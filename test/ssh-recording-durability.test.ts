@@ -189,9 +189,13 @@ if (requireSshd('SSH recording durability')) {
       assert.ok(spoolFiles(gh.dataDir).includes(`${id}.cast`), `spool: ${spoolFiles(gh.dataDir).join(', ')}`);
 
       await s3.start(); // same port, same directory
+      let last: SessionRow | undefined;
       const done = await until('the upload once S3 is back', async () => {
-        const s = await session(gh.url, gh.adminToken, id);
-        return s.recording.status === 'uploaded' ? s : undefined;
+        last = await session(gh.url, gh.adminToken, id);
+        return last.recording.status === 'uploaded' ? last : undefined;
+      }).catch((error: Error) => {
+        // Say where the upload stood (attempts, last error) when it never completed.
+        throw new Error(`${error.message}; the session: ${JSON.stringify(last)}`);
       });
       assert.equal(done.status, 'ended');
       const cast = await download(gh.url, gh.adminToken, id);
