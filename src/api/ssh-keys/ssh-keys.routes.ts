@@ -2,7 +2,6 @@
 // both kinds of principal, guarded by that collection's permissions.
 import { Type } from '@sinclair/typebox';
 import type { PrincipalKind } from '../../auth/records.js';
-import { idPattern } from '../../lib/ids.js';
 import type { SshKeyService } from '../../ssh-keys/ssh-key-service.js';
 import type { App } from '../app-types.js';
 import { authenticatedContext } from '../request-context.js';
