@@ -11,6 +11,7 @@ import { startAuditRetention } from './audit/retention.js';
 import { holdInstanceLease } from './backend/instance-lease.js';
 import { isEmbeddedBackend } from './backend/open.js';
 import { type BootstrapResult, bootstrapAdmin } from './bootstrap.js';
+import { createAuthPool } from './cluster/auth-client.js';
 import { authPeers, refuseSecondProxyWithoutRedis } from './cluster/instances.js';
 import { parseRedisUrl } from './cluster/redis-link.js';
 import { openSharedState, registerRedisMetric } from './cluster/shared-state.js';
@@ -28,7 +29,7 @@ import { loadOrCreateHostKey } from './proxy/ssh/host-key.js';
 import { createSshProxy, type SshProxy } from './proxy/ssh/ssh-proxy.js';
 import { createServices, type Services } from './services.js';
 import { startSessionReaper } from './sessions/session-reaper.js';
-import { openStores, StartupError } from './stores.js';
+import { openRemoteStores, openStores, StartupError } from './stores.js';
 import { SealKeyMismatch } from './webhooks/secret-box.js';
 
 export { StartupError };
@@ -99,15 +100,36 @@ export async function startGatehouse(
     }
   }
   const runsAuth = config.roles.includes('auth');
-  // A proxy-only instance follows the cluster's state itself (see README "Several instances"): it
-  // needs the shared backend, never a file of its own that no auth instance writes.
-  if (!runsAuth && isEmbeddedBackend(config.backend_url)) {
+  // A proxy-only instance with auth_servers holds no store credentials: it forwards to the auth tier.
+  const forwarding = !runsAuth && config.auth_servers !== undefined;
+  // Otherwise it follows the cluster's state itself (see README "Several instances"): it needs the
+  // shared backend, never a file of its own that no auth instance writes.
+  if (!runsAuth && !forwarding && isEmbeddedBackend(config.backend_url)) {
     throw new ConfigError(
-      'config key roles: a proxy-only instance needs the cluster state store the auth tier uses; set backend_url (GATEHOUSE_BACKEND_URL) to its etcd:// or postgres:// URL',
+      'config key roles: a proxy-only instance needs the auth tier: set auth_servers (GATEHOUSE_AUTH_SERVERS) and cluster_token, or backend_url to the etcd:// or postgres:// URL the auth tier uses',
     );
   }
+  if (forwarding && config.cluster_token === undefined) {
+    throw new ConfigError(
+      'config key cluster_token (or GATEHOUSE_CLUSTER_TOKEN): a proxy with auth_servers needs the token the auth tier was given',
+    );
+  }
+  if (forwarding) {
+    for (const key of ['backend_url', 'audit_url', 'audit_read_url'] as const) {
+      if (config[key] !== undefined)
+        logger.warn(`config key ${key} is ignored: this proxy reaches the stores through auth_servers`);
+    }
+  } else if (!runsAuth && config.auth_servers !== undefined) {
+    logger.warn('config key auth_servers is ignored: this instance runs the auth tier itself');
+  }
 
-  const { backend, auditStore } = await openStores(config, dataDir);
+  const authPool = forwarding
+    ? createAuthPool(config.auth_servers as string[], {
+        token: config.cluster_token as string,
+        tls: config.tls !== undefined,
+      })
+    : undefined;
+  const { backend, auditStore } = authPool ? await openRemoteStores(authPool) : await openStores(config, dataDir);
   const metrics = config.metrics_enabled ? createMetrics({ prefix: config.metrics_prefix, clock }) : undefined;
   metrics?.setHealthChecks({ backend: () => backend.ping(), audit: () => auditStore.ping() });
   if (metrics) watchAuditStatus(auditStore, metrics);
@@ -122,10 +144,11 @@ export async function startGatehouse(
   });
   if (metrics && shared.link) registerRedisMetric(metrics, shared.link);
   metrics?.setAuthPeers(() => authPeers(backend, shared.bus.instanceId), runsAuth);
+  const instrumentedAudit = metrics ? instrumentAuditStore(auditStore, metrics) : auditStore;
   const services = await createServices({
     config,
     backend,
-    auditStore: metrics ? instrumentAuditStore(auditStore, metrics) : auditStore,
+    auditStore: instrumentedAudit,
     clock,
     shared,
     warn: (message) => logger.warn(message),
@@ -167,7 +190,10 @@ export async function startGatehouse(
       maxConnectionsPerSource: config.http.max_connections_per_source,
     },
   };
-  const auth = runsAuth ? await buildApi(services, { ...common, listener: 'auth' }) : undefined;
+  const cluster = config.cluster_token ? { token: config.cluster_token, backend, audit: instrumentedAudit } : undefined;
+  const auth = runsAuth
+    ? await buildApi(services, { ...common, listener: 'auth', ...(cluster ? { cluster } : {}) })
+    : undefined;
   if (auth) {
     apps.push(auth.app);
     metrics?.trackConnections(auth.app.server, 'auth');
@@ -189,7 +215,7 @@ export async function startGatehouse(
       // while the balancer notices (http.shutdown_drain), so no new connection reaches a closing
       // listener. The embedded single process (npm start) has no balancer to wait for.
       const drainMs = parseDuration(config.http.shutdown_drain) as number;
-      const behindBalancer = config.roles.includes('proxy') && !isEmbeddedBackend(config.backend_url);
+      const behindBalancer = config.roles.includes('proxy') && (forwarding || !isEmbeddedBackend(config.backend_url));
       if (behindBalancer && !draining && drainMs > 0) {
         draining = true;
         await new Promise((r) => setTimeout(r, drainMs));
@@ -242,7 +268,7 @@ export async function startGatehouse(
           { retentionMs },
         );
   try {
-    if (config.roles.includes('proxy') && !shared.link && !isEmbeddedBackend(config.backend_url)) {
+    if (config.roles.includes('proxy') && !shared.link && (forwarding || !isEmbeddedBackend(config.backend_url))) {
       // Check once our own lease is written, so two proxies starting together see each other.
       for (let i = 0; i < 40 && !instanceLease.held; i++) await new Promise((r) => setTimeout(r, 50));
       await refuseSecondProxyWithoutRedis(backend, { instance: shared.bus.instanceId, home });
@@ -252,8 +278,18 @@ export async function startGatehouse(
       await auth.app.listen({ host: authAddr.host, port: authAddr.port });
       handle.authUrl = `${scheme}://${hostFor(authAddr.host)}:${(auth.app.server.address() as { port: number }).port}`;
     }
+    // An auth-only instance hands out tickets for the proxy tier's public addresses.
+    if (!config.roles.includes('proxy')) {
+      if (config.ssh_public_addr) services.publishSshEndpoint(parseAddr('ssh_public_addr', config.ssh_public_addr));
+      if (config.db_public_addr) services.publishDbEndpoint(parseAddr('db_public_addr', config.db_public_addr));
+    }
     if (config.roles.includes('proxy')) {
-      const web = await buildApi(services, { ...common, listener: 'web' });
+      const web = await buildApi(services, {
+        ...common,
+        listener: 'web',
+        trustedProxies: config.trusted_proxies,
+        ...(authPool ? { forwardTo: authPool } : {}),
+      });
       if (!auth) handle.routes = web.routes;
       apps.push(web.app);
       metrics?.trackConnections(web.app.server, 'web');
@@ -299,7 +335,7 @@ export async function startGatehouse(
       });
       dbProxy = db.proxy;
       handle.dbAddr = db.addr;
-      services.publishDbEndpoint(db.addr);
+      services.publishDbEndpoint(config.db_public_addr ? parseAddr('db_public_addr', config.db_public_addr) : db.addr);
       services.publishSshEndpoint(
         config.ssh_public_addr ? parseAddr('ssh_public_addr', config.ssh_public_addr) : handle.sshAddr,
       );

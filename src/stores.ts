@@ -3,9 +3,12 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { openAuditStore } from './audit/open.js';
+import { createRemoteAuditStore } from './audit/remote.js';
 import type { AuditStore } from './audit/types.js';
 import { isEmbeddedBackend, openBackend, sqliteBackendPath } from './backend/open.js';
+import { createRemoteBackend } from './backend/remote.js';
 import type { Backend } from './backend/types.js';
+import type { AuthPool } from './cluster/auth-client.js';
 import { ConfigError } from './config/load.js';
 import type { Config } from './config/schema.js';
 import { parseDuration } from './lib/duration.js';
@@ -55,4 +58,21 @@ export async function openStores(
     // Unreachable or refusing: say which store, and why, without a stack trace (or the URL's password).
     throw new StartupError(`cannot open the audit store (audit_url): ${(e as Error).message}`, { cause: e });
   }
+}
+
+/**
+ * A proxy-only instance's stores: the state backend and the audit store, both through the auth tier
+ * (auth_servers). An auth tier that does not answer, or refuses our cluster token, stops the start.
+ */
+export async function openRemoteStores(pool: AuthPool): Promise<{ backend: Backend; auditStore: AuditStore }> {
+  const backend = createRemoteBackend(pool);
+  const auditStore = createRemoteAuditStore(pool);
+  try {
+    await backend.ping();
+    await auditStore.ping();
+  } catch (e) {
+    pool.close();
+    throw new StartupError(`cannot reach the auth tier (auth_servers): ${(e as Error).message}`, { cause: e });
+  }
+  return { backend, auditStore };
 }

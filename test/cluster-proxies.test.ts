@@ -1,7 +1,9 @@
-// The proxy tier: two proxy-only instances (web + SSH, GATEHOUSE_ROLES=proxy) and an auth instance on
-// one etcd and one PostgreSQL audit store, behind a real haproxy that health-checks /webapi/ping.
-// A token revoked through one proxy is refused through the other (p50/p99 printed); haproxy takes a
-// proxy out within 2 s of it going away; a proxy-only instance without the shared store is refused.
+// The proxy tier: two proxy-only instances (web + SSH, GATEHOUSE_ROLES=proxy) that hold no store
+// credentials — they forward /v1 to the auth instance (auth_servers, cluster_token) and follow state
+// through its watch stream — in front of an auth instance on etcd and a PostgreSQL audit store, behind
+// a real haproxy that health-checks /webapi/ping. A token revoked through one proxy is refused through
+// the other (p50/p99 printed); haproxy takes a proxy out within 2 s of it going away; the caller's
+// address reaches the audit trail; the internal API refuses strangers and bounds what proxies write.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -28,13 +30,14 @@ let proxies: Gatehouse[] = [];
 let haproxy: Haproxy;
 const dirs: string[] = [];
 
+const CLUSTER_TOKEN = `cluster-${randomBytes(16).toString('hex')}`;
 const shared = () => ({
-  backend_url: etcd.url('/proxies/'),
-  audit_url: `${PG}?schema=${schema}`,
   seal_key_file: sealKey,
+  cluster_token: CLUSTER_TOKEN,
   // Two proxies share rate limits, throttles and live sessions through Redis (the machine's).
   redis_url: process.env.GATEHOUSE_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
 });
+const stores = () => ({ backend_url: etcd.url('/proxies/'), audit_url: `${PG}?schema=${schema}` });
 
 function startProxy(overrides: Record<string, unknown> = {}): Promise<Gatehouse> {
   const dataDir = mkdtempSync(join(tmp, 'proxy-'));
@@ -52,6 +55,10 @@ function startProxy(overrides: Record<string, unknown> = {}): Promise<Gatehouse>
       log_level: 'silent',
       'webhooks.deliver': false,
       'http.shutdown_drain': '3s',
+      // Where the auth tier is, and nothing about the stores: a proxy holds no store credentials.
+      auth_servers: [new URL(auth.url).host],
+      // haproxy (and this test) on loopback: their X-Forwarded-For is believed.
+      trusted_proxies: ['127.0.0.0/8'],
       ...shared(),
       ...overrides,
     },
@@ -65,7 +72,7 @@ const p99 = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.ceil(xs.length 
 
 before(async () => {
   etcd = await startEtcd(1);
-  auth = await startTestServer(shared());
+  auth = await startTestServer({ ...shared(), ...stores() });
   proxies = await Promise.all([startProxy(), startProxy()]);
   haproxy = await startHaproxy(proxies.map((p, i) => ({ name: `proxy${i}`, port: portOf(p.webUrl) })));
 });
@@ -151,10 +158,95 @@ describe('the proxy tier behind haproxy', () => {
     for (let i = 0; i < 4; i++) assert.equal((await fetch(`${haproxy.url}/webapi/ping`)).status, 200);
   });
 
-  test('a proxy-only instance without the cluster store is refused at start, naming the setting', async () => {
+  test('a proxy-only instance with neither auth_servers nor a store is refused at start, naming the settings', async () => {
     await assert.rejects(
-      startProxy({ backend_url: undefined }),
-      (e: unknown) => e instanceof ConfigError && /backend_url \(GATEHOUSE_BACKEND_URL\)/.test(e.message),
+      startProxy({ auth_servers: undefined }),
+      (e: unknown) =>
+        e instanceof ConfigError && /auth_servers \(GATEHOUSE_AUTH_SERVERS\) and cluster_token/.test(e.message),
     );
+    await assert.rejects(
+      startProxy({ cluster_token: undefined }),
+      (e: unknown) => e instanceof ConfigError && /cluster_token \(or GATEHOUSE_CLUSTER_TOKEN\)/.test(e.message),
+    );
+    await assert.rejects(startProxy({ cluster_token: 'x'.repeat(40) }), /cannot reach the auth tier.*cluster_token/);
+  });
+});
+
+describe('the auth tier seen from a proxy', () => {
+  const internal = (op: string, body: unknown, token: string | null = CLUSTER_TOKEN) =>
+    fetch(`${auth.url}/internal/v1/backend/${op}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(token ? { 'x-gatehouse-cluster-token': token } : {}) },
+      body: JSON.stringify(body),
+    });
+
+  test("the caller's address reaches the audit trail through a proxy; X-Forwarded-For is believed only from trusted peers", async () => {
+    const proxy = proxies[1] as Gatehouse;
+    const via = await fetch(`${proxy.webUrl}/v1/auth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-forwarded-for': '198.51.100.7' },
+      body: JSON.stringify({ api_key: ADMIN_KEY }),
+    });
+    assert.equal(via.status, 200);
+    // Straight to auth, without the cluster token: the header is the caller's say-so, ignored.
+    const direct = await fetch(`${auth.url}/v1/auth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-forwarded-for': '203.0.113.9' },
+      body: JSON.stringify({ api_key: ADMIN_KEY }),
+    });
+    assert.equal(direct.status, 200);
+    const events = await api(auth.url, 'GET', '/v1/audit/events?type=auth.token.issued&per_page=10', {
+      token: auth.adminToken,
+    });
+    const addrs = (events.json.events as Array<{ remote_addr?: string }>).map((e) => e.remote_addr);
+    assert.ok(addrs.includes('198.51.100.7'), `the client behind the proxy: ${addrs}`);
+    assert.ok(!addrs.includes('203.0.113.9'), 'a direct caller cannot choose its address');
+    // A wrong cluster token is refused, not ignored.
+    const wrong = await fetch(`${auth.url}/v1/roles`, {
+      headers: { authorization: `Bearer ${auth.adminToken}`, 'x-gatehouse-cluster-token': 'y'.repeat(40) },
+    });
+    assert.equal(wrong.status, 401);
+  });
+
+  test('the internal API answers only the cluster token, and a proxy writes only what proxies own', async () => {
+    assert.equal((await internal('get', { args: ['roles/'] }, null)).status, 401, 'no token');
+    assert.equal((await internal('get', { args: ['roles/'] }, 'z'.repeat(40))).status, 401, 'wrong token');
+    const read = await internal('getRange', { args: ['roles/', {}] });
+    assert.equal(read.status, 200, 'positive control: the token reads');
+    assert.ok(((await read.json()) as { result: unknown[] }).result.length > 0);
+    for (const key of ['users/user_x', 'apikeys/key_x', 'roles/role_x', 'tokens/abc', 'index/users/name/mallory']) {
+      const res = await internal('put', { args: [key, '{}'] });
+      assert.equal(res.status, 403, key);
+      assert.match(((await res.json()) as { detail: string }).detail, /a proxy may not write/);
+    }
+    const own = await internal('put', { args: ['sessions/sess_internal_test', '{"id":"sess_internal_test"}'] });
+    assert.equal(own.status, 200, 'positive control: a session record is the proxy’s to write');
+    assert.equal((await internal('delete', { args: ['sessions/sess_internal_test'] })).status, 200);
+  });
+
+  test('a proxy may pin a server’s first host key, and change nothing else of it', async () => {
+    const srv = await api(auth.url, 'POST', '/v1/resources', {
+      token: auth.adminToken,
+      body: { kind: 'server', name: 'pin-target', address: '127.0.0.1:1' },
+    });
+    assert.equal(srv.status, 201, srv.text);
+    const item = (
+      (await (await internal('get', { args: [`resources/${srv.json.id}`] })).json()) as {
+        result: { value: string; revision: number };
+      }
+    ).result;
+    const record = JSON.parse(item.value) as Record<string, unknown>;
+    const write = (value: unknown) =>
+      internal('atomicWrite', {
+        args: [
+          [{ key: `resources/${srv.json.id}`, revision: item.revision }],
+          [{ type: 'put', key: `resources/${srv.json.id}`, value: JSON.stringify(value) }],
+        ],
+      });
+    const moved = await write({ ...record, address: '10.0.0.1:22' });
+    assert.equal(moved.status, 403, 'the address is not the proxy’s to change');
+    const pin = { key: 'ssh-ed25519 AAAA', fingerprint: 'SHA256:x', pinned: 'first_use', pinned_at: record.created_at };
+    const pinned = await write({ ...record, ssh_host_key: pin });
+    assert.equal(pinned.status, 200, 'positive control: the first pin');
   });
 });

@@ -1,5 +1,6 @@
-// A proxy SIGKILLed while it holds a live SSH session, in the cluster shape: an auth instance and two
-// proxy processes on one etcd, Redis, PostgreSQL audit and S3 recordings, with the real OpenSSH
+// A proxy SIGKILLed while it holds a live SSH session, in the cluster shape: an auth instance on one
+// etcd and PostgreSQL audit, two proxy processes that reach the stores only through it (auth_servers),
+// Redis and S3 recordings, with the real OpenSSH
 // client and sshd. The auth tier ends the dead proxy's session (proxy_lost) within the stated bound
 // (instance lease 15 s + two reaper passes 5 s apart), the session on the other proxy is untouched, and the
 // recording of the lost session is uploaded when that proxy starts again on its data dir.
@@ -19,6 +20,7 @@ import { freePort, requireSshd, type Sshd, startSshd } from './helpers/sshd.js';
 import { until } from './helpers/until.js';
 
 const REDIS = process.env.GATEHOUSE_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const CLUSTER_TOKEN = `cluster-${randomBytes(16).toString('hex')}`;
 
 if (requireSshd('a proxy killed mid-session')) {
   describe('a proxy killed mid-session', () => {
@@ -34,9 +36,8 @@ if (requireSshd('a proxy killed mid-session')) {
     const proxies: Running[] = [];
 
     const shared = () => ({
-      GATEHOUSE_BACKEND_URL: etcd.url('/crash/'),
-      GATEHOUSE_AUDIT_URL: `${POSTGRES_URL}?schema=${schema}`,
       GATEHOUSE_SEAL_KEY_FILE: sealKey,
+      GATEHOUSE_CLUSTER_TOKEN: CLUSTER_TOKEN,
       GATEHOUSE_REDIS_URL: REDIS,
       GATEHOUSE_RECORDINGS_URL: s3.url('crash/'),
       GATEHOUSE_RECORDINGS_UPLOAD_RETRY_MIN: '50ms',
@@ -46,6 +47,7 @@ if (requireSshd('a proxy killed mid-session')) {
       const p = await run({
         ...shared(),
         GATEHOUSE_ROLES: 'proxy',
+        GATEHOUSE_AUTH_SERVERS: new URL(auth.url).host,
         GATEHOUSE_DATA_DIR: join(dir, name),
         GATEHOUSE_SSH_ADDR: `127.0.0.1:${sshPort}`,
       });
@@ -60,9 +62,10 @@ if (requireSshd('a proxy killed mid-session')) {
       client = await generateClientKey(dir);
       const env = shared();
       auth = await startTestServer({
-        backend_url: env.GATEHOUSE_BACKEND_URL,
-        audit_url: env.GATEHOUSE_AUDIT_URL,
+        backend_url: etcd.url('/crash/'),
+        audit_url: `${POSTGRES_URL}?schema=${schema}`,
         seal_key_file: sealKey,
+        cluster_token: CLUSTER_TOKEN,
         redis_url: REDIS,
         recordings_url: env.GATEHOUSE_RECORDINGS_URL,
         roles: ['auth'],

@@ -2,19 +2,25 @@
 // endpoints of its listener: /healthz and /readyz on the auth port, /webapi/ping on the web port.
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, LogController } from 'fastify';
+import type { AuditStore } from '../audit/types.js';
+import type { Backend } from '../backend/types.js';
+import type { AuthPool } from '../cluster/auth-client.js';
 import { GatehouseError } from '../lib/errors.js';
 import type { Metrics } from '../observability/metrics.js';
-import { webConsoleRoutes } from '../proxy/web/console.routes.js';
+import { consolePageRoutes, consoleSessionRoutes, webConsoleRoutes } from '../proxy/web/console.routes.js';
 import { cookieAuthenticationHook } from '../proxy/web/session-cookie.js';
 import type { Services } from '../services.js';
 import { agentRoutes, jwksRoute } from './agents/agents.routes.js';
 import type { App } from './app-types.js';
 import { auditRoutes } from './audit/audit.routes.js';
 import { type ConnectionLimits, closeInBoundedTime, limitConnections, timeoutOptions } from './connection-limits.js';
+import { forwardToAuth } from './forward.js';
 import { healthRoutes, pingRoute } from './health/health.routes.js';
+import { internalRoutes } from './internal/internal.routes.js';
 import { installJsonBodyParser } from './json-body.js';
 import { registerDocsPage, registerOpenApi } from './openapi.js';
 import { installAgentRateLimit } from './plugins/agent-rate-limit.js';
+import { installClusterPeer } from './plugins/cluster-peer.js';
 import {
   answerUnmetExpectations,
   clientErrorHandler,
@@ -55,6 +61,12 @@ export interface ApiOptions {
   metrics?: Metrics;
   /** Timeouts and connection caps (config `http`); absent: Fastify's defaults, no caps. */
   limits?: ConnectionLimits;
+  /** Web listener of a proxy-only instance: /v1 and /webapi/session go to the auth tier. */
+  forwardTo?: AuthPool;
+  /** Auth listener with a cluster token: the proxies' internal API, and their callers' addresses believed. */
+  cluster?: { token: string; backend: Backend; audit: AuditStore };
+  /** Web listener: peers (load balancers) whose X-Forwarded-For is believed. */
+  trustedProxies?: string[];
 }
 
 export async function buildApi(services: Services, opts: ApiOptions): Promise<{ app: App; routes: RegisteredRoute[] }> {
@@ -65,7 +77,7 @@ export async function buildApi(services: Services, opts: ApiOptions): Promise<{ 
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT,
     genReqId: () => `req_${randomUUID().replace(/-/g, '')}`,
-    trustProxy: false,
+    trustProxy: opts.listener === 'web' && opts.trustedProxies?.length ? opts.trustedProxies : false,
     routerOptions: { ignoreTrailingSlash: true },
     frameworkErrors: frameworkErrorHandler,
     clientErrorHandler,
@@ -127,10 +139,24 @@ export async function buildApi(services: Services, opts: ApiOptions): Promise<{ 
   installErrorHandler(app);
   const routes: RegisteredRoute[] = [];
   installRouteTable(app, routes);
+  if (opts.forwardTo) {
+    await app.register(async (web) => {
+      pingRoute(web as unknown as App, opts);
+      consolePageRoutes(web, {});
+    });
+    await forwardToAuth(app, opts.forwardTo, { tls: opts.https !== undefined, bodyLimit: BODY_LIMIT });
+    await app.ready();
+    return { app, routes };
+  }
   await registerOpenApi(app, opts.version);
+  if (opts.cluster) {
+    installClusterPeer(app, opts.cluster.token);
+    internalRoutes(app, opts.cluster);
+  }
 
-  // The console's session cookie stands in for the Authorization header (src/proxy/web/session-cookie.ts).
-  if (opts.listener === 'web') app.addHook('onRequest', cookieAuthenticationHook);
+  // The console's session cookie stands in for the Authorization header (src/proxy/web/session-cookie.ts);
+  // on auth too when proxies forward the console's requests there.
+  if (opts.listener === 'web' || opts.cluster) app.addHook('onRequest', cookieAuthenticationHook);
   await app.register(async (api) => {
     const scoped = api as unknown as App;
     installSecurity(scoped, { tokens: services.tokens, audit: services.audit });
@@ -150,8 +176,10 @@ export async function buildApi(services: Services, opts: ApiOptions): Promise<{ 
     });
     sshCaRoutes(scoped, services);
     auditRoutes(scoped, services);
-    if (opts.listener === 'auth') healthRoutes(scoped, { checks: services.readiness });
-    else {
+    if (opts.listener === 'auth') {
+      healthRoutes(scoped, { checks: services.readiness });
+      if (opts.cluster) consoleSessionRoutes(scoped, { tokens: services.tokens });
+    } else {
       pingRoute(scoped, opts);
       webConsoleRoutes(scoped, { tokens: services.tokens });
     }

@@ -44,6 +44,12 @@ export const ConfigSchema = Type.Object(
       default: '127.0.0.1:3036',
       description: 'PostgreSQL proxy listener (roles: proxy).',
     }),
+    db_public_addr: Type.Optional(
+      Type.String({
+        ...Address,
+        description: 'host:port users connect to for PostgreSQL (behind a load balancer); default db_addr.',
+      }),
+    ),
     db: Type.Object(
       {
         query_max_length: Type.Integer({
@@ -128,6 +134,26 @@ export const ConfigSchema = Type.Object(
       },
       { additionalProperties: false, default: {} },
     ),
+    // A proxy-only instance with auth_servers holds no store credentials: it forwards /v1 to the auth
+    // tier and follows state through auth's watch stream (docs/deploy.md, src/cluster/README.md).
+    auth_servers: Type.Optional(
+      Type.Array(Type.String(Address), {
+        minItems: 1,
+        description: 'Auth instances (host:port, or one load-balancer address) a proxy-only instance forwards to.',
+      }),
+    ),
+    cluster_token: Type.Optional(
+      Type.String({
+        minLength: 32,
+        maxLength: 512,
+        description: 'Shared secret proxies present to the auth tier (both sides set it; ≥ 32 characters).',
+      }),
+    ),
+    trusted_proxies: Type.Array(Type.String({ minLength: 1 }), {
+      default: [],
+      description:
+        'Addresses or CIDRs (load balancers) whose X-Forwarded-For a web listener believes; empty: the peer address.',
+    }),
     bootstrap_api_key: Type.Optional(Type.String({ minLength: 32, maxLength: 512 })),
     // The 32-byte key every instance seals secrets with (webhook secrets, server keys, JWT keys, the
     // user CA). Unset: <data dir>/webhook-secret.key, generated on first start (one instance only).

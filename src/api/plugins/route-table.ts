@@ -11,8 +11,9 @@ import { sendProblem } from './error-handler.js';
 // (`additionalProperties: false`), so a misspelled filter is a 400 rather than silently ignored.
 // Not the console's pages and files (their URLs carry the page's own state) nor the docs page.
 const NO_QUERY = Type.Object({}, { additionalProperties: false });
+// Nor a proxy's forwarding route (/v1/*): the auth tier it forwards to holds the query schemas.
 const strictQuery = (url: string) =>
-  (url.startsWith('/v1/') && !url.startsWith('/v1/docs')) || url === '/healthz' || url === '/readyz';
+  (url.startsWith('/v1/') && !url.startsWith('/v1/docs') && url !== '/v1/*') || url === '/healthz' || url === '/readyz';
 
 export function installRouteTable(app: FastifyInstance, routes: RegisteredRoute[]): void {
   const patterns: Array<{ method: string; re: RegExp }> = [];

@@ -76,6 +76,12 @@ function bearerOf(request: FastifyRequest): string {
 }
 
 export function webConsoleRoutes(app: FastifyInstance, deps: { tokens: TokenService; consoleDir?: string }): void {
+  consoleSessionRoutes(app, deps);
+  consolePageRoutes(app, deps);
+}
+
+/** Sign-in, refresh and sign-out: on the web listener, or on auth for proxies that forward them. */
+export function consoleSessionRoutes(app: FastifyInstance, deps: { tokens: TokenService }): void {
   const web = app as unknown as Web;
   const { tokens } = deps;
 
@@ -167,7 +173,11 @@ export function webConsoleRoutes(app: FastifyInstance, deps: { tokens: TokenServ
       return reply.code(204).send();
     },
   );
+}
 
+/** The console's pages and files: served by every web listener, forwarding or not. */
+export function consolePageRoutes(app: FastifyInstance, deps: { consoleDir?: string }): void {
+  const web = app as unknown as Web;
   const files = loadConsoleFiles(deps.consoleDir ?? DEFAULT_CONSOLE_DIR);
   const page = (request: FastifyRequest, reply: FastifyReply) => {
     reply

@@ -1,0 +1,158 @@
+// The auth tier's internal API for proxy-only instances (auth_servers): the state backend's calls, its
+// watch as an NDJSON stream, and durable audit appends. Only a peer presenting the cluster token gets
+// in; writes are bounded to what proxies own (cluster/proxy-writes.ts). Not part of /v1 nor OpenAPI.
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { AuditEvent, AuditStore } from '../../audit/types.js';
+import { type Backend, BackendError, type Condition, type Operation, type WatchEvent } from '../../backend/types.js';
+import { CLUSTER_TOKEN_HEADER, clusterTokenMatches } from '../../cluster/auth-client.js';
+import { refusedProxyWrite } from '../../cluster/proxy-writes.js';
+import { GatehouseError } from '../../lib/errors.js';
+
+export const INTERNAL_PREFIX = '/internal/v1';
+/** A line on an idle watch stream, so a proxy tells a dead auth server from a quiet cluster. */
+export const WATCH_HEARTBEAT_MS = 2000;
+/** A write carries values up to the backend's own limit (etcd's 1.5 MiB) and their JSON escaping. */
+const INTERNAL_BODY_LIMIT = 8 * 1024 * 1024;
+
+type Args = unknown[];
+const str = (v: unknown, what: string): string => {
+  if (typeof v !== 'string') throw new GatehouseError('invalid_request', `${what} must be a string`);
+  return v;
+};
+const writeOpts = (v: unknown) => (v && typeof v === 'object' ? (v as { expiresAt?: number }) : undefined);
+
+function asPut(key: string, value: string): Operation {
+  return { type: 'put', key, value };
+}
+
+export function internalRoutes(
+  app: FastifyInstance,
+  deps: { backend: Backend; audit: AuditStore; token: string },
+): void {
+  const { backend, audit } = deps;
+  void app.register(async (internal) => {
+    internal.addHook('onRequest', (request, _reply, done) => {
+      const presented = request.headers[CLUSTER_TOKEN_HEADER];
+      if (!clusterTokenMatches(typeof presented === 'string' ? presented : undefined, deps.token)) {
+        done(
+          new GatehouseError(
+            'unauthenticated',
+            'this endpoint is for the cluster’s proxies: present the cluster token',
+          ),
+        );
+        return;
+      }
+      done();
+    });
+
+    const refuse = async (conditions: Condition[], ops: Operation[]) => {
+      const key = await refusedProxyWrite(backend, conditions, ops);
+      if (key !== undefined) throw new GatehouseError('forbidden', `a proxy may not write ${key}`);
+    };
+    const calls: Record<string, (a: Args) => Promise<unknown>> = {
+      get: (a) => backend.get(str(a[0], 'key')),
+      getRange: (a) => backend.getRange(str(a[0], 'prefix'), (a[1] ?? {}) as { limit?: number; startKey?: string }),
+      async create(a) {
+        await refuse([], [asPut(str(a[0], 'key'), str(a[1], 'value'))]);
+        return backend.create(a[0] as string, a[1] as string, writeOpts(a[2]));
+      },
+      async put(a) {
+        await refuse([], [asPut(str(a[0], 'key'), str(a[1], 'value'))]);
+        return backend.put(a[0] as string, a[1] as string, writeOpts(a[2]));
+      },
+      async update(a) {
+        await refuse([], [asPut(str(a[0], 'key'), str(a[1], 'value'))]);
+        return backend.update(a[0] as string, a[1] as string, writeOpts(a[2]));
+      },
+      async compareAndSwap(a) {
+        const key = str(a[0], 'key');
+        await refuse([{ key, revision: Number(a[1]) }], [asPut(key, str(a[2], 'value'))]);
+        return backend.compareAndSwap(key, Number(a[1]), a[2] as string, writeOpts(a[3]));
+      },
+      async delete(a) {
+        await refuse([], [{ type: 'delete', key: str(a[0], 'key') }]);
+        await backend.delete(a[0] as string);
+        return null;
+      },
+      async deleteRange(a) {
+        await refuse([], [{ type: 'delete', key: str(a[0], 'prefix') }]);
+        return backend.deleteRange(a[0] as string);
+      },
+      async atomicWrite(a) {
+        const conditions = (a[0] ?? []) as Condition[];
+        const ops = (a[1] ?? []) as Operation[];
+        if (!Array.isArray(conditions) || !Array.isArray(ops))
+          throw new GatehouseError('invalid_request', 'arrays expected');
+        await refuse(conditions, ops);
+        return backend.atomicWrite(conditions, ops);
+      },
+      async ping() {
+        await backend.ping();
+        return null;
+      },
+    };
+
+    internal.post<{ Params: { op: string }; Body: { args?: Args } }>(
+      `${INTERNAL_PREFIX}/backend/:op`,
+      { bodyLimit: INTERNAL_BODY_LIMIT },
+      async (request, reply: FastifyReply) => {
+        const call = Object.hasOwn(calls, request.params.op) ? calls[request.params.op] : undefined;
+        if (!call) throw new GatehouseError('not_found', `no backend call ${request.params.op}`);
+        try {
+          const result = await call(Array.isArray(request.body?.args) ? request.body.args : []);
+          return { result: result ?? null };
+        } catch (error) {
+          if (error instanceof BackendError)
+            return reply.code(409).send({ backend_error: error.reason, key: error.key });
+          throw error;
+        }
+      },
+    );
+
+    // NDJSON: {initial, revision} once, then {events, revision} per change, {heartbeat} when idle.
+    internal.get<{ Querystring: { prefix?: string | string[] } }>(
+      `${INTERNAL_PREFIX}/backend/watch`,
+      async (request, reply) => {
+        const q = request.query.prefix;
+        const prefixes = q === undefined ? [''] : Array.isArray(q) ? q : [q];
+        const raw = reply.raw;
+        let watcher: Awaited<ReturnType<Backend['watch']>> | undefined;
+        const pending: string[] = [];
+        const send = (line: unknown) => {
+          if (!raw.writableEnded) raw.write(`${JSON.stringify(line)}\n`);
+        };
+        watcher = await backend.watch(prefixes, (events: WatchEvent[], revision: number) => {
+          if (watcher) send({ events, revision });
+          else pending.push(JSON.stringify({ events, revision }));
+        });
+        reply.hijack();
+        raw.writeHead(200, { 'content-type': 'application/x-ndjson', 'cache-control': 'no-store' });
+        send({ initial: watcher.initial, revision: watcher.revision });
+        for (const line of pending.splice(0)) raw.write(`${line}\n`);
+        const beat = setInterval(() => send({ heartbeat: Date.now() }), WATCH_HEARTBEAT_MS);
+        const end = () => {
+          clearInterval(beat);
+          watcher?.stop();
+        };
+        raw.on('close', end);
+        request.raw.on('close', end);
+      },
+    );
+
+    internal.post<{ Body: { events?: AuditEvent[] } }>(
+      `${INTERNAL_PREFIX}/audit/events`,
+      { bodyLimit: INTERNAL_BODY_LIMIT },
+      async (request, reply) => {
+        const events = request.body?.events;
+        if (!Array.isArray(events)) throw new GatehouseError('invalid_request', 'events must be an array');
+        await audit.append(events);
+        return reply.code(204).send();
+      },
+    );
+
+    internal.get(`${INTERNAL_PREFIX}/audit/ping`, async (_request, reply) => {
+      await audit.ping();
+      return reply.code(204).send();
+    });
+  });
+}

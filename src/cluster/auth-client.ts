@@ -1,0 +1,128 @@
+// How a proxy-only instance reaches the auth tier (auth_servers): health-checked round robin over the
+// listed instances, the cluster token on every call. A server that fails at the socket is left out
+// for a jittered while and probed back in; a call is retried on another server only when it cannot
+// have taken effect (the connection never opened) or when it is idempotent by nature.
+import { timingSafeEqual } from 'node:crypto';
+
+export const CLUSTER_TOKEN_HEADER = 'x-gatehouse-cluster-token';
+
+/** Constant-time comparison of the token a peer presented with ours (lengths leak, values do not). */
+export function clusterTokenMatches(presented: string | undefined, expected: string): boolean {
+  if (presented === undefined) return false;
+  const a = Buffer.from(presented);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** No auth server answered; the caller maps it to its own "unavailable" (503 state_unavailable). */
+export class AuthUnreachable extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'AuthUnreachable';
+  }
+}
+
+export interface AuthServerState {
+  server: string;
+  up: boolean;
+}
+
+export interface AuthPool {
+  /** The base URL of the next healthy auth server (round robin); all down: the one down longest. */
+  pick(): string;
+  /** A socket-level failure on base: leave it out until a probe finds it back. */
+  markDown(base: string): void;
+  servers(): AuthServerState[];
+  /** fetch() against the auth tier with the cluster token; tries each server once when the request never left. */
+  fetch(path: string, init?: RequestInit & { idempotent?: boolean }): Promise<Response>;
+  readonly token: string;
+  close(): void;
+}
+
+/** Socket-level failures: the request never reached (or never got an answer from) that server. */
+export function connectionFailure(error: unknown): boolean {
+  const cause = (error as { cause?: { code?: string } }).cause;
+  const code = cause?.code ?? (error as { code?: string }).code ?? '';
+  return /^(ECONNREFUSED|ECONNRESET|EHOSTUNREACH|ENETUNREACH|ETIMEDOUT|EPIPE|UND_ERR_SOCKET|UND_ERR_CONNECT_TIMEOUT|UND_ERR_CLOSED)$/.test(
+    code,
+  );
+}
+
+export function createAuthPool(
+  servers: string[],
+  opts: { token: string; tls: boolean; probeIntervalMs?: number; timeoutMs?: number },
+): AuthPool {
+  const scheme = opts.tls ? 'https' : 'http';
+  const state = servers.map((s) => ({ base: `${scheme}://${s}`, server: s, up: true, downSince: 0 }));
+  let next = 0;
+  const probeEvery = opts.probeIntervalMs ?? 1000;
+  const timeoutMs = opts.timeoutMs ?? 10_000;
+
+  // Down servers are probed on /healthz; a probe that answers brings the server back.
+  const probe = setInterval(() => {
+    for (const s of state) {
+      if (s.up) continue;
+      fetch(`${s.base}/healthz`, { signal: AbortSignal.timeout(1000) }).then(
+        (r) => {
+          if (r.ok) s.up = true;
+          void r.body?.cancel();
+        },
+        () => {},
+      );
+    }
+  }, probeEvery);
+  probe.unref();
+
+  const pool: AuthPool = {
+    token: opts.token,
+    pick() {
+      for (let i = 0; i < state.length; i++) {
+        const s = state[(next + i) % state.length];
+        if (s?.up) {
+          next = (next + i + 1) % state.length;
+          return s.base;
+        }
+      }
+      const oldest = [...state].sort((a, b) => a.downSince - b.downSince)[0];
+      return (oldest ?? state[0])?.base as string;
+    },
+    markDown(base) {
+      const s = state.find((x) => x.base === base);
+      if (s?.up) {
+        s.up = false;
+        s.downSince = Date.now();
+      }
+    },
+    servers: () => state.map((s) => ({ server: s.server, up: s.up })),
+    async fetch(path, init = {}) {
+      const { idempotent, ...rest } = init;
+      let last: unknown;
+      for (let attempt = 0; attempt < state.length; attempt++) {
+        const base = pool.pick();
+        const headers = new Headers(rest.headers);
+        headers.set(CLUSTER_TOKEN_HEADER, opts.token);
+        try {
+          return await fetch(`${base}${path}`, {
+            ...rest,
+            headers,
+            signal: rest.signal ?? AbortSignal.timeout(timeoutMs),
+          });
+        } catch (error) {
+          last = error;
+          if (!connectionFailure(error))
+            throw new AuthUnreachable(`auth ${base}: ${(error as Error).message}`, { cause: error });
+          pool.markDown(base);
+          // ECONNREFUSED means nothing was sent; anything else may have been applied, so only an
+          // idempotent call goes on to the next server.
+          const code = (error as { cause?: { code?: string } }).cause?.code;
+          if (!idempotent && code !== 'ECONNREFUSED') break;
+        }
+      }
+      throw new AuthUnreachable(`no auth server answered (${servers.join(', ')}): ${(last as Error)?.message}`, {
+        cause: last,
+      });
+    },
+    close: () => clearInterval(probe),
+  };
+  return pool;
+}
