@@ -74,6 +74,8 @@ interface Entry {
   timer?: NodeJS.Timeout;
   nextAt?: number;
   running: boolean;
+  /** A retry came due while an attempt was still running (e.g. recording its failure): run it after. */
+  due: boolean;
 }
 
 const verified = (info: ObjectInfo | undefined, a: Artifact): boolean =>
@@ -118,7 +120,7 @@ export function createUploader(opts: UploaderOptions) {
       status.truncated = closed.truncated;
       status.interrupted = closed.interrupted;
     }
-    entries.set(sessionId, { status, recordedUploaded: false, running: false });
+    entries.set(sessionId, { status, recordedUploaded: false, running: false, due: false });
     done.delete(sessionId);
     ready.push(sessionId);
     notify();
@@ -247,8 +249,16 @@ export function createUploader(opts: UploaderOptions) {
         continue;
       }
       const entry = entries.get(sessionId);
-      if (!entry || entry.running) continue;
+      if (!entry) continue;
+      // failed() schedules the retry before it records `upload_failed`, and the audit log can take
+      // longer than a short backoff: the retry then comes due while this entry is still running.
+      // Dropping it would leave the recording with no timer and no turn, never uploaded.
+      if (entry.running) {
+        entry.due = true;
+        continue;
+      }
       entry.running = true;
+      entry.due = false;
       try {
         await attempt(sessionId, entry);
         succeeded(sessionId, entry);
@@ -263,6 +273,11 @@ export function createUploader(opts: UploaderOptions) {
         // While stopping, an aborted attempt is not a failure: the spool copy stays for the next start.
       } finally {
         entry.running = false;
+        if (entry.due && entry.timer === undefined && entries.get(sessionId) === entry) {
+          entry.due = false;
+          ready.push(sessionId);
+          notify();
+        }
       }
     }
   }
