@@ -107,7 +107,7 @@ export async function tailEvents(pool: Queryable, s: string, position: string | 
 export async function deleteEventsBefore(pool: Queryable, s: string, timeMs: number, batchSize: number) {
   checkDeleteBefore(timeMs, batchSize);
   const result = await pool.query(
-    `DELETE FROM ${s}.events WHERE seq IN (SELECT seq FROM ${s}.events WHERE time_ms < $1 ORDER BY time_ms, seq LIMIT $2)`,
+    `DELETE FROM ${s}.events WHERE (time_ms, seq) IN (SELECT time_ms, seq FROM ${s}.events WHERE time_ms < $1 ORDER BY time_ms, seq LIMIT $2)`,
     [Math.ceil(timeMs), batchSize],
   );
   return result.rowCount ?? 0;

@@ -64,10 +64,168 @@ function migrations(schema: string): string[] {
        ORDER BY r.n;
      END
      $fn$;`,
+    partitionByTime(schema),
   ];
 }
 
+/**
+ * Version 3: events range-partitioned by time_ms, one partition per UTC day (events_YYYYMMDD) and a
+ * default partition (events_default) for events no day partition covers yet, so an insert never
+ * fails. Retention then drops whole days (drop_events_partitions_before) and deletes in batches only
+ * in the day that straddles the cutoff and in the default partition.
+ *
+ * An existing table is converted in this migration's transaction: a day partition for every day that
+ * has events, the rows moved with their seq, the seq sequence handed over. Cursors and tail positions
+ * are seqs, so they stay valid; appends wait on the append lock meanwhile (moving costs about as much
+ * as writing the rows once, plus the index builds).
+ *
+ * A partitioned table's unique constraints must contain the partition key: seq is the primary key
+ * with time_ms, and an id is unique with its time. A retried event (after a lost commit) and a
+ * duplicated append carry the same id and time, so both are still refused; two different events
+ * sharing an id but not a time are not (ids carry 70 random bits). Each partition's indexes are named
+ * after the parent's (events_actor_20261123), so plans read as before.
+ */
+function partitionByTime(schema: string): string {
+  const s = quote(schema);
+  const appendLock = lockKey('append', schema);
+  return `
+    -- No append runs while the table changes (appends take this lock first, then the table's).
+    SELECT pg_advisory_xact_lock(${appendLock});
+    CREATE TABLE ${s}.events_partitioned (
+      seq BIGINT NOT NULL DEFAULT nextval(${literal(`${s}.events_seq_seq`)}),
+      id TEXT COLLATE "C" NOT NULL,
+      time_ms BIGINT NOT NULL,
+      type TEXT COLLATE "C" NOT NULL,
+      actor_id TEXT COLLATE "C",
+      actor_kind TEXT COLLATE "C",
+      target_id TEXT COLLATE "C",
+      session_id TEXT COLLATE "C",
+      success BOOLEAN NOT NULL,
+      body JSONB NOT NULL
+    ) PARTITION BY RANGE (time_ms);
+    CREATE TABLE ${s}.events_default PARTITION OF ${s}.events_partitioned DEFAULT;
+    DO $do$
+    DECLARE
+      day BIGINT;
+    BEGIN
+      FOR day IN SELECT DISTINCT floor(time_ms / 86400000.0)::bigint * 86400000 FROM ${s}.events ORDER BY 1 LOOP
+        EXECUTE format('CREATE TABLE %I.%I PARTITION OF %I.events_partitioned FOR VALUES FROM (%s) TO (%s)',
+          ${literal(schema)}, 'events_' || to_char(to_timestamp(day / 1000) AT TIME ZONE 'UTC', 'YYYYMMDD'),
+          ${literal(schema)}, day, day + 86400000);
+      END LOOP;
+    END
+    $do$;
+    -- Rows first, indexes after: building an index over loaded rows is cheaper than growing it.
+    INSERT INTO ${s}.events_partitioned SELECT seq, id, time_ms, type, actor_id, actor_kind, target_id, session_id, success, body FROM ${s}.events;
+    ALTER SEQUENCE ${s}.events_seq_seq OWNED BY ${s}.events_partitioned.seq;
+    DROP TABLE ${s}.events;
+    ALTER TABLE ${s}.events_partitioned RENAME TO events;
+    ALTER TABLE ${s}.events ADD CONSTRAINT events_pkey PRIMARY KEY (seq, time_ms);
+    ALTER TABLE ${s}.events ADD CONSTRAINT events_id_key UNIQUE (id, time_ms);
+    -- The same filter indexes as before (see version 1): with a time filter, partitions outside the
+    -- range are skipped at planning; within one, the (column, seq, …) order still gives "newest first"
+    -- without a sort.
+    CREATE INDEX events_time ON ${s}.events (time_ms, seq, success);
+    CREATE INDEX events_type ON ${s}.events (type, seq, time_ms, success);
+    CREATE INDEX events_actor ON ${s}.events (actor_id, seq, type, time_ms, success);
+    CREATE INDEX events_actor_kind ON ${s}.events (actor_kind, seq, type, time_ms, success);
+    CREATE INDEX events_target ON ${s}.events (target_id, seq, type, time_ms, success);
+    CREATE INDEX events_session ON ${s}.events (session_id, seq, type, time_ms, success);
+    CREATE INDEX events_failed ON ${s}.events (seq) WHERE NOT success;
+
+    -- Each partition's indexes renamed after the parent's: events_actor_20261123, events_pkey_default.
+    CREATE FUNCTION ${s}.name_events_partition_indexes(part TEXT) RETURNS void LANGUAGE plpgsql AS $fn$
+    DECLARE
+      r RECORD;
+    BEGIN
+      FOR r IN
+        SELECT child.relname AS child, parent.relname AS parent
+        FROM pg_index x
+        JOIN pg_class child ON child.oid = x.indexrelid
+        JOIN pg_inherits i ON i.inhrelid = child.oid
+        JOIN pg_class parent ON parent.oid = i.inhparent
+        WHERE x.indrelid = format('%I.%I', ${literal(schema)}, part)::regclass
+      LOOP
+        IF r.child <> r.parent || '_' || substr(part, 8) THEN
+          EXECUTE format('ALTER INDEX %I.%I RENAME TO %I', ${literal(schema)}, r.child, r.parent || '_' || substr(part, 8));
+        END IF;
+      END LOOP;
+    END
+    $fn$;
+    SELECT ${s}.name_events_partition_indexes(c.relname)
+    FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+    WHERE i.inhparent = ${literal(`${s}.events`)}::regclass;
+
+    -- Makes the partition of the UTC day starting at day_ms unless it exists; events of that day
+    -- that went to the default partition meanwhile move into it. Returns whether it made one.
+    CREATE FUNCTION ${s}.ensure_events_partition(day_ms BIGINT) RETURNS boolean LANGUAGE plpgsql AS $fn$
+    DECLARE
+      part TEXT := 'events_' || to_char(to_timestamp(day_ms / 1000) AT TIME ZONE 'UTC', 'YYYYMMDD');
+      stray BOOLEAN;
+    BEGIN
+      IF day_ms % 86400000 <> 0 THEN
+        RAISE EXCEPTION 'ensure_events_partition: % is not the start of a UTC day', day_ms;
+      END IF;
+      IF to_regclass(format('%I.%I', ${literal(schema)}, part)) IS NOT NULL THEN
+        RETURN false;
+      END IF;
+      -- Serialised with appends and with other instances doing the same.
+      PERFORM pg_advisory_xact_lock(${appendLock});
+      IF to_regclass(format('%I.%I', ${literal(schema)}, part)) IS NOT NULL THEN
+        RETURN false;
+      END IF;
+      SELECT EXISTS (SELECT 1 FROM ${s}.events_default WHERE time_ms >= day_ms AND time_ms < day_ms + 86400000)
+        INTO stray;
+      IF stray THEN
+        CREATE TEMP TABLE gatehouse_moving_events ON COMMIT DROP AS
+          WITH gone AS (
+            DELETE FROM ${s}.events_default WHERE time_ms >= day_ms AND time_ms < day_ms + 86400000 RETURNING *
+          ) SELECT * FROM gone;
+      END IF;
+      EXECUTE format('CREATE TABLE %I.%I PARTITION OF %I.events FOR VALUES FROM (%s) TO (%s)',
+        ${literal(schema)}, part, ${literal(schema)}, day_ms, day_ms + 86400000);
+      PERFORM ${s}.name_events_partition_indexes(part);
+      IF stray THEN
+        INSERT INTO ${s}.events SELECT * FROM gatehouse_moving_events;
+        DROP TABLE gatehouse_moving_events;
+      END IF;
+      RETURN true;
+    END
+    $fn$;
+
+    -- Drops the day partitions whose whole range is older than cutoff_ms; returns how many events
+    -- they held. The default partition and the day that straddles the cutoff are left to batched deletes.
+    CREATE FUNCTION ${s}.drop_events_partitions_before(cutoff_ms BIGINT) RETURNS bigint LANGUAGE plpgsql AS $fn$
+    DECLARE
+      r RECORD;
+      n BIGINT;
+      total BIGINT := 0;
+    BEGIN
+      FOR r IN
+        SELECT c.relname AS part,
+               substring(pg_get_expr(c.relpartbound, c.oid) FROM 'TO \\(''?(-?[0-9]+)''?\\)')::bigint AS upper
+        FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+        WHERE i.inhparent = ${literal(`${s}.events`)}::regclass AND c.relname <> 'events_default'
+        ORDER BY 2 NULLS FIRST
+      LOOP
+        -- A bound not read (NULL) stops here too: never drop what is not known to be old.
+        EXIT WHEN r.upper IS NULL OR r.upper > cutoff_ms;
+        EXECUTE format('SELECT count(*) FROM %I.%I', ${literal(schema)}, r.part) INTO n;
+        EXECUTE format('DROP TABLE %I.%I', ${literal(schema)}, r.part);
+        total := total + n;
+      END LOOP;
+      RETURN total;
+    END
+    $fn$;`;
+}
+
+/** A SQL string literal. */
+const literal = (v: string) => `'${v.replace(/'/g, "''")}'`;
+
 export const AUDIT_POSTGRES_SCHEMA_VERSION = migrations('public').length;
+
+/** The migrations, for a test that builds a store as an older Gatehouse left it. */
+export const auditMigrations = migrations;
 
 export const migrate = (pool: Pick<pg.Pool, 'connect'>, schema: string): Promise<void> =>
   applyMigrations(pool, { store: 'audit', schema, table: 'schema_migrations', migrations: migrations(schema) });

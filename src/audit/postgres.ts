@@ -1,6 +1,6 @@
-// The production audit store: events in one PostgreSQL table (jsonb body, a column and an index per
-// filter), written with group commit to the primary among the URL's hosts, read from the primary
-// or from a replica (readUrl).
+// The production audit store: events in one PostgreSQL table partitioned by day (jsonb body, a
+// column and an index per filter; pg-schema.ts, pg-partitions.ts), written with group commit to the
+// primary among the URL's hosts, read from the primary or from a replica (readUrl).
 //
 // Writing. One flush at a time per store: appends that arrive while a flush is in progress wait and
 // go together in the next one, as ONE call of the append function (a multi-row INSERT from unnest()
@@ -20,6 +20,7 @@
 // seq N will never later see a newly committed event below N. That is what lets tail() and cursors
 // use `seq > / < position`. The lock is held for the commit only; readers never take it.
 import pg from 'pg';
+import { dropPartitionsBefore, ensureDayPartitions } from './pg-partitions.js';
 import { backoffMs, createHostTracker, isConnectionLoss, type Target, unavailable } from './pg-primary.js';
 import { deleteEventsBefore, queryEvents, replayLagSeconds, tailEvents } from './pg-read.js';
 import { column, migrate, quote, rowsJson } from './pg-schema.js';
@@ -57,6 +58,9 @@ interface Pending {
 /** How long reads go to the primary after the replica could not be reached. */
 const REPLICA_RETRY_MS = 2000;
 
+/** How often the store makes sure the coming days' partitions exist. */
+const PARTITION_CHECK_MS = 3_600_000;
+
 /** Most events one group commit carries (more wait for the next one; a larger single append goes alone). */
 const MAX_BATCH_EVENTS = 20_000;
 
@@ -89,6 +93,24 @@ export async function openPostgresAuditStore(opts: PostgresAuditOptions): Promis
     const cause = (error as Error).cause;
     throw cause instanceof Error ? new Error(`${(error as Error).message}: ${cause.message}`, { cause }) : error;
   }
+
+  // Today's partition and the next days' exist before the first append; then checked hourly, so a
+  // long-running writer always has tomorrow's. A failure here is not fatal: the default partition
+  // takes what no day partition covers.
+  const ensurePartitions = async () => {
+    const target = await primary.target(Date.now() + writeTimeoutMs);
+    await ensureDayPartitions(target.pool, s, Date.now());
+  };
+  try {
+    await ensurePartitions();
+  } catch (error) {
+    onError?.(error);
+  }
+  const partitionTimer = setInterval(
+    () => void ensurePartitions().catch((error) => onError?.(error)),
+    PARTITION_CHECK_MS,
+  );
+  partitionTimer.unref();
 
   const appendSql = `SELECT ${s}.append_events_json($1::json)`;
   const appendName = 'gatehouse-audit-append'; // one writer per store, so one schema per connection
@@ -265,6 +287,8 @@ export async function openPostgresAuditStore(opts: PostgresAuditOptions): Promis
 
     deleteBefore: (timeMs, batchSize) => onPrimary((pool) => deleteEventsBefore(pool, s, timeMs, batchSize)),
 
+    dropBefore: (timeMs) => onPrimary((pool) => dropPartitionsBefore(pool, s, timeMs)),
+
     async ping() {
       if (closed) throw new Error('audit store is closed');
       await onPrimary((pool) => pool.query('SELECT 1'));
@@ -308,6 +332,7 @@ export async function openPostgresAuditStore(opts: PostgresAuditOptions): Promis
         }
         closed = true;
         clearInterval(sweeper);
+        clearInterval(partitionTimer);
         await Promise.allSettled([primary.close(), replica?.close()]);
       })();
       return closing;

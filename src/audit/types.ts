@@ -86,6 +86,11 @@ export interface AuditStore {
   tail(position: string | undefined, limit: number): Promise<{ events: AuditEvent[]; position: string | undefined }>;
   /** Deletes up to batchSize of the oldest events older than timeMs; returns how many. */
   deleteBefore(timeMs: number, batchSize: number): Promise<number>;
+  /**
+   * Removes at once whatever storage holds only events older than timeMs (PostgreSQL: whole day
+   * partitions); returns how many events went. deleteBefore then takes the rest in batches.
+   */
+  dropBefore?(timeMs: number): Promise<number>;
   ping(): Promise<void>;
   /** Replication details (PostgreSQL only). */
   status?(): Promise<AuditStoreStatus>;
