@@ -237,6 +237,34 @@ if (unreachable !== undefined) {
       }
     });
 
+    test('behind a long reader, retention gives up dropping after its lock timeout instead of stalling appends', async () => {
+      const s = scratch();
+      const reader = new pg.Client({ connectionString: POSTGRES_URL });
+      try {
+        const t = today();
+        const store = await s.open();
+        const old = t - 5 * DAY;
+        await admin(`SELECT "${s.schema}".ensure_events_partition($1)`, [old]);
+        await store.append([event('old-1', old + 1), event('old-2', old + 2), event('now-1', t + 1)]);
+        await reader.connect();
+        await reader.query('BEGIN');
+        await reader.query(`SELECT count(*) FROM "${s.schema}".events`); // holds its lock until COMMIT
+        const started = Date.now();
+        assert.equal(await store.dropBefore?.(t), 0, 'nothing dropped while the reader holds the table');
+        assert.ok(Date.now() - started < 5000, `gave up after ${Date.now() - started} ms`);
+        assert.ok((await partitions(s.schema)).includes(partitionName(old)));
+        await store.append([event('now-2', t + 2)]);
+        await reader.query('COMMIT');
+        // Positive control: with the reader gone, the same call drops the old day.
+        assert.equal(await store.dropBefore?.(t), 2);
+        assert.ok(!(await partitions(s.schema)).includes(partitionName(old)));
+        assert.deepEqual(ids((await store.query(all)).events), ['now-2', 'now-1']);
+      } finally {
+        await reader.end().catch(() => {});
+        await s.cleanup();
+      }
+    });
+
     test('a store of schema version 2 migrates with its events, seqs, cursors and tail position', async () => {
       const s = scratch();
       const pool = new pg.Pool({ connectionString: POSTGRES_URL, max: 2 });

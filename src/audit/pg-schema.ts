@@ -174,6 +174,9 @@ function partitionByTime(schema: string): string {
       IF to_regclass(format('%I.%I', ${literal(schema)}, part)) IS NOT NULL THEN
         RETURN false;
       END IF;
+      -- Creating a partition locks the whole table: behind a long reader, give up (appends wait on
+      -- the append lock meanwhile) and let the next check try again.
+      PERFORM set_config('lock_timeout', '1s', true);
       SELECT EXISTS (SELECT 1 FROM ${s}.events_default WHERE time_ms >= day_ms AND time_ms < day_ms + 86400000)
         INTO stray;
       IF stray THEN
@@ -211,7 +214,14 @@ function partitionByTime(schema: string): string {
         -- A bound not read (NULL) stops here too: never drop what is not known to be old.
         EXIT WHEN r.upper IS NULL OR r.upper > cutoff_ms;
         EXECUTE format('SELECT count(*) FROM %I.%I', ${literal(schema)}, r.part) INTO n;
-        EXECUTE format('DROP TABLE %I.%I', ${literal(schema)}, r.part);
+        -- DROP locks the whole table, and appends queue behind that request: behind a long reader,
+        -- stop here (batched deletes go on; the next sweep tries again).
+        BEGIN
+          PERFORM set_config('lock_timeout', '1s', true);
+          EXECUTE format('DROP TABLE %I.%I', ${literal(schema)}, r.part);
+        EXCEPTION WHEN lock_not_available THEN
+          EXIT;
+        END;
         total := total + n;
       END LOOP;
       RETURN total;
