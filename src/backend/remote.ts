@@ -14,7 +14,9 @@ const STALL_MS = 6000;
 const READS = new Set(['get', 'getRange', 'ping']);
 
 export function createRemoteBackend(pool: AuthPool): Backend {
+  let closed = false;
   async function call<T>(op: string, ...args: unknown[]): Promise<T> {
+    if (closed) throw new Error('the state backend is closed');
     let res: Response;
     try {
       res = await pool.fetch(`/internal/v1/backend/${op}`, {
@@ -146,6 +148,7 @@ export function createRemoteBackend(pool: AuthPool): Backend {
       );
     }
 
+    if (closed) throw new Error('the state backend is closed');
     const first = await connect(true);
     keepFollowing(first.follow);
     const stop = () => {
@@ -170,6 +173,7 @@ export function createRemoteBackend(pool: AuthPool): Backend {
     watch,
     ping: () => call<null>('ping').then(() => undefined),
     async close() {
+      closed = true;
       for (const stop of [...active]) stop();
       pool.close();
     },

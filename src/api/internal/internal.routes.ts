@@ -27,9 +27,23 @@ function asPut(key: string, value: string): Operation {
 
 export function internalRoutes(
   app: FastifyInstance,
-  deps: { backend: Backend; audit: AuditStore; token: string },
+  deps: {
+    backend: Backend;
+    audit: AuditStore;
+    token: string;
+    /** Which write to refuse; the proxy policy unless a test of the transport itself replaces it. */
+    refusedWrite?: typeof refusedProxyWrite;
+  },
 ): void {
   const { backend, audit } = deps;
+  const refusedWrite = deps.refusedWrite ?? refusedProxyWrite;
+  // Watch streams never end by themselves: a closing auth instance ends them, so its proxies move to
+  // another instance at once and the close does not wait on them.
+  const streams = new Set<() => void>();
+  app.addHook('preClose', (done) => {
+    for (const end of [...streams]) end();
+    done();
+  });
   void app.register(async (internal) => {
     internal.addHook('onRequest', (request, _reply, done) => {
       const presented = request.headers[CLUSTER_TOKEN_HEADER];
@@ -46,7 +60,7 @@ export function internalRoutes(
     });
 
     const refuse = async (conditions: Condition[], ops: Operation[]) => {
-      const key = await refusedProxyWrite(backend, conditions, ops);
+      const key = await refusedWrite(backend, conditions, ops);
       if (key !== undefined) throw new GatehouseError('forbidden', `a proxy may not write ${key}`);
     };
     const calls: Record<string, (a: Args) => Promise<unknown>> = {
@@ -133,7 +147,10 @@ export function internalRoutes(
         const end = () => {
           clearInterval(beat);
           watcher?.stop();
+          streams.delete(end);
+          if (!raw.writableEnded) raw.end();
         };
+        streams.add(end);
         raw.on('close', end);
         request.raw.on('close', end);
       },
