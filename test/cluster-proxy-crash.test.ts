@@ -126,14 +126,25 @@ if (requireSshd('a proxy killed mid-session')) {
       const [portA, portB] = [await freePort(), await freePort()];
       const a = await startProxy('proxy-a', portA);
       await startProxy('proxy-b', portB);
+      const seen = new Set<string>();
       const ssh = (port: number, command: string) =>
-        sshExec(command, { port, user: `${sshd.login}@web-1`, identityFile: client.privatePath, timeoutMs: 90_000 });
+        sshExec(command, {
+          port,
+          user: `${sshd.login}@web-1`,
+          identityFile: client.privatePath,
+          timeoutMs: 90_000,
+          onStdout: (soFar) => {
+            for (const m of soFar.matchAll(/on-proxy-\d+/g)) seen.add(m[0]);
+          },
+        });
       const onA = ssh(portA, 'echo on-proxy-$((20+1)); sleep 60');
       const onB = ssh(portB, 'echo on-proxy-$((20+2)); sleep 60');
       const idA = await sessionOf('on-proxy-$((20+1))');
       const idB = await sessionOf('on-proxy-$((20+2))');
-      // The echo reaches the recording before the sleep starts; give it a moment to be spooled.
-      await new Promise((r) => setTimeout(r, 1500));
+      // What the user sees was handed to the proxy's spool writer before it was forwarded; once the
+      // client has the echo, half a second lets that write land (the page cache survives SIGKILL).
+      await until('the echo at the client', async () => (seen.has('on-proxy-21') ? true : undefined), 30_000);
+      await new Promise((r) => setTimeout(r, 500));
 
       await stop(a, 'SIGKILL');
       const killedAt = performance.now();

@@ -31,6 +31,8 @@ export interface SshClientOptions {
    * command line. One try only (NumberOfPasswordPrompts=1).
    */
   password?: string;
+  /** Called with everything received on stdout so far, each time more arrives (to act mid-session). */
+  onStdout?: (soFar: string) => void;
   /** known_hosts to check the server against (StrictHostKeyChecking=yes); default: a fresh temp file with accept-new. */
   knownHostsFile?: string;
   /**
@@ -124,7 +126,10 @@ function run(args: string[], env: NodeJS.ProcessEnv, opts: SshClientOptions): Pr
   }
   const stdout: Buffer[] = [];
   const stderr: Buffer[] = [];
-  child.stdout.on('data', (b: Buffer) => stdout.push(b));
+  child.stdout.on('data', (b: Buffer) => {
+    stdout.push(b);
+    opts.onStdout?.(Buffer.concat(stdout).toString('utf8'));
+  });
   child.stderr.on('data', (b: Buffer) => stderr.push(b));
   return new Promise<SshRun>((resolve, reject) => {
     let timedOut = false;
