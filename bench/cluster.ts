@@ -1,6 +1,6 @@
 // The cost of the production topology (npm run bench:cluster), in one run on this machine:
 //   single    one embedded process (SQLite state and audit), as `npm start`
-//   cluster   haproxy → 2 proxy instances → state on 3 etcd members, 3 auth instances beside them,
+//   cluster   haproxy → 2 proxy instances → 3 auth instances (auth_servers) → state on 3 etcd members,
 //             PostgreSQL audit, Redis for the shared counters
 // Load (autocannon, 50 connections, BENCH_SECONDS each, BENCH_ROUNDS rounds, medians): authenticated
 // GET /v1/agents?per_page=20 over 1,000 agents, and POST /v1/auth/token. CPU per request is the CPU
@@ -97,20 +97,37 @@ async function main(): Promise<void> {
     const single = await start({ GATEHOUSE_DATA_DIR: join(dir, 'single'), GATEHOUSE_BOOTSTRAP_API_KEY: KEY });
     // The cluster: 3 auth and 2 proxies over the same stores.
     const shared = {
-      GATEHOUSE_BACKEND_URL: etcd.url('/bench/'),
-      GATEHOUSE_AUDIT_URL: `${POSTGRES_URL}?schema=${schema}`,
       GATEHOUSE_REDIS_URL: 'redis://127.0.0.1:6379',
       GATEHOUSE_SEAL_KEY_FILE: sealKey,
+      GATEHOUSE_CLUSTER_TOKEN: `bench-cluster-token-${schema}-0123456789`,
+    };
+    const stores = {
+      GATEHOUSE_BACKEND_URL: etcd.url('/bench/'),
+      GATEHOUSE_AUDIT_URL: `${POSTGRES_URL}?schema=${schema}`,
       GATEHOUSE_BOOTSTRAP_API_KEY: KEY,
     };
     const auth: Running[] = [];
     for (const i of [0, 1, 2]) {
-      auth.push(await start({ ...shared, GATEHOUSE_ROLES: 'auth', GATEHOUSE_DATA_DIR: join(dir, `auth${i}`) }));
+      auth.push(
+        await start({ ...shared, ...stores, GATEHOUSE_ROLES: 'auth', GATEHOUSE_DATA_DIR: join(dir, `auth${i}`) }),
+      );
     }
+    // Proxies as deployed: no store credentials, /v1 forwarded to the auth tier (BENCH_PROXY_STORES=1:
+    // proxies on the stores themselves, serving /v1 in-process, to compare the hop).
+    const onStores = process.env.GATEHOUSE_BENCH_PROXY_STORES === '1';
+    const authServers = auth.map((a) => new URL(a.authUrl).host).join(',');
     const proxies: Running[] = [];
     for (const i of [0, 1]) {
-      proxies.push(await start({ ...shared, GATEHOUSE_ROLES: 'proxy', GATEHOUSE_DATA_DIR: join(dir, `proxy${i}`) }));
+      proxies.push(
+        await start({
+          ...shared,
+          ...(onStores ? stores : { GATEHOUSE_AUTH_SERVERS: authServers }),
+          GATEHOUSE_ROLES: 'proxy',
+          GATEHOUSE_DATA_DIR: join(dir, `proxy${i}`),
+        }),
+      );
     }
+    console.log(`proxies: ${onStores ? 'on the stores (serving /v1 themselves)' : 'forwarding /v1 to the auth tier'}`);
     const lb = await startHaproxy(proxies.map((p, i) => ({ name: `p${i}`, port: Number(new URL(p.webUrl).port) })));
     const tokenAt = async (url: string) => {
       const res = await api(url, 'POST', '/v1/auth/token', { body: { api_key: KEY } });

@@ -282,6 +282,8 @@ export async function startGatehouse(
     if (!config.roles.includes('proxy')) {
       if (config.ssh_public_addr) services.publishSshEndpoint(parseAddr('ssh_public_addr', config.ssh_public_addr));
       if (config.db_public_addr) services.publishDbEndpoint(parseAddr('db_public_addr', config.db_public_addr));
+      if (config.kube_public_url)
+        services.kubeconfigs.publish(new URL(config.kube_public_url).origin, services.kubeCa.certPem);
     }
     if (config.roles.includes('proxy')) {
       const web = await buildApi(services, {

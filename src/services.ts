@@ -25,6 +25,8 @@ import { parseDuration } from './lib/duration.js';
 import type { Metrics } from './observability/metrics.js';
 import { createAccessChecker } from './proxy/access-checker.js';
 import { createKubeAccess, type KubeAccess } from './proxy/kube/kube-access.js';
+import type { KubeCa } from './proxy/kube/kube-ca.js';
+import { ensureKubeCa } from './proxy/kube/kube-ca-store.js';
 import { createKubeconfigs, type Kubeconfigs } from './proxy/kube/kubeconfig.js';
 import { createSshAccess, type SshAccess } from './proxy/ssh/access.js';
 import type { UserCa } from './proxy/ssh/user-ca.js';
@@ -70,6 +72,8 @@ export interface Services extends AgentServices, AgentBasics {
   kubeconfigs: Kubeconfigs;
   /** Signs short-lived user certificates for upstream logins (targets trust GET /v1/auth/ssh-ca). */
   userCa: UserCa;
+  /** The Kubernetes proxy's CA, the cluster's one (kube-ca-store.ts). */
+  kubeCa: KubeCa;
   /** Spool, upload completer and object store of session recordings; not running until start(). */
   recordings: RecordingService;
   /** Where users reach the SSH proxy (ssh_public_addr, else where it listens); undefined without one. */
@@ -228,6 +232,14 @@ export async function createServices(deps: {
       tokenTtlMs: parseDuration(config.tokens.access_ttl) as number,
     }),
     userCa: await ensureUserCa({ state, box, clock }),
+    // A proxy that reaches the stores through auth may not write secrets: it reads the auth tier's CA.
+    kubeCa: await ensureKubeCa({
+      state,
+      box,
+      clock,
+      dataDir: resolve(config.data_dir),
+      mayCreate: config.roles.includes('auth') || config.auth_servers === undefined,
+    }),
     recordings,
     sshEndpoint: () => sshEndpoint,
     publishSshEndpoint: (endpoint) => {

@@ -10,9 +10,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { connect as tlsConnect } from 'node:tls';
 import pg from 'pg';
 import pino from 'pino';
 import { ConfigError, loadConfig } from '../src/config/load.js';
+import { createKubeCa } from '../src/proxy/kube/kube-ca.js';
 import { type Gatehouse, startGatehouse } from '../src/server.js';
 import { type EtcdCluster, startEtcd } from './helpers/etcd.js';
 import { ADMIN_KEY, api, startTestServer, type TestServer } from './helpers/gatehouse.js';
@@ -72,7 +74,12 @@ const p99 = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.ceil(xs.length 
 
 before(async () => {
   etcd = await startEtcd(1);
-  auth = await startTestServer({ ...shared(), ...stores() });
+  auth = await startTestServer({
+    ...shared(),
+    ...stores(),
+    roles: ['auth'],
+    kube_public_url: 'https://localhost:3026',
+  });
   proxies = await Promise.all([startProxy(), startProxy()]);
   haproxy = await startHaproxy(proxies.map((p, i) => ({ name: `proxy${i}`, port: portOf(p.webUrl) })));
 });
@@ -222,6 +229,43 @@ describe('the auth tier seen from a proxy', () => {
     const own = await internal('put', { args: ['sessions/sess_internal_test', '{"id":"sess_internal_test"}'] });
     assert.equal(own.status, 200, 'positive control: a session record is the proxy’s to write');
     assert.equal((await internal('delete', { args: ['sessions/sess_internal_test'] })).status, 200);
+  });
+
+  test('one Kubernetes CA for the cluster: the kubeconfig the auth tier hands out verifies either proxy', async () => {
+    const cluster = await api(auth.url, 'POST', '/v1/resources', {
+      token: auth.adminToken,
+      body: {
+        kind: 'kube_cluster',
+        name: 'kc-ca-test',
+        address: 'https://127.0.0.1:6443',
+        kube: { ca_pem: auth.gatehouse.services.kubeCa.certPem, token: 'upstream-token' },
+      },
+    });
+    assert.equal(cluster.status, 201, cluster.text);
+    const res = await fetch(`${auth.url}/v1/resources/${cluster.json.id}/kubeconfig`, {
+      headers: { authorization: `Bearer ${auth.adminToken}` },
+    });
+    assert.equal(res.status, 200, 'an auth-only instance with kube_public_url hands out kubeconfigs');
+    const kubeconfig = await res.text();
+    const ca = Buffer.from(/certificate-authority-data: (\S+)/.exec(kubeconfig)?.[1] ?? '', 'base64').toString();
+    assert.match(ca, /BEGIN CERTIFICATE/);
+    const handshake = (port: number, caPem: string) =>
+      new Promise<void>((resolve, reject) => {
+        const socket = tlsConnect({ host: '127.0.0.1', port, ca: caPem, servername: 'localhost' }, () => {
+          socket.end();
+          resolve();
+        });
+        socket.on('error', reject);
+      });
+    // proxies[0] was drained above: a third proxy starts beside proxies[1].
+    const third = await startProxy();
+    try {
+      for (const p of [proxies[1] as Gatehouse, third]) await handshake(p.kubeAddr?.port as number, ca);
+      // Negative control: a CA that is not the cluster's is refused by the same check.
+      await assert.rejects(handshake(third.kubeAddr?.port as number, createKubeCa().certPem), /certificate/);
+    } finally {
+      await third.close();
+    }
   });
 
   test('a proxy may pin a server’s first host key, and change nothing else of it', async () => {

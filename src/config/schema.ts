@@ -30,7 +30,7 @@ export const ConfigSchema = Type.Object(
       ...Address,
       default: '127.0.0.1:3026',
       description:
-        'Kubernetes proxy listener (roles: proxy), always TLS with a certificate from <data dir>/kube-ca.crt.',
+        "Kubernetes proxy listener (roles: proxy), always TLS with a certificate from the cluster's Kubernetes CA.",
     }),
     kube_public_url: Type.Optional(
       Type.String({

@@ -1,17 +1,8 @@
-// A small, faithful Kubernetes API server for tests (no real one can run here): HTTPS with its own CA,
-// legacy discovery (/version, /api, /api/v1, /apis), namespaces and pods (list as Table or JSON,
-// get, create, delete, watch), pods/log with follow, and pods/exec over WebSocket v5/v4 channel
-// protocol with a scripted shell. Bearer token checked; Impersonate-User/-Group honoured as the
-// apiserver does (only for the configured token, which may impersonate) and recorded; a tiny RBAC
-// maps groups to namespaces and answers 403 Status objects worded like the apiserver's.
-import { mkdtempSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { WebSocketServer } from 'ws';
-import { issueServerCertificate, loadOrCreateKubeCa } from '../../src/proxy/kube/kube-ca.js';
+import { createKubeCa, issueServerCertificate } from '../../src/proxy/kube/kube-ca.js';
 import { runFakeExec } from './fake-kube-apiserver-exec.js';
 
 export interface SeenRequest {
@@ -114,8 +105,7 @@ const RESOURCES = {
 export async function startFakeKube(
   opts: { rbac?: FakeRbac; namespaces?: string[]; pods?: Array<[string, string]> } = {},
 ): Promise<FakeKube> {
-  const dir = mkdtempSync(join(tmpdir(), 'fake-kube-'));
-  const ca = loadOrCreateKubeCa(dir);
+  const ca = createKubeCa();
   const tls = issueServerCertificate(ca, ['127.0.0.1']);
   const token = `fake-sa-token-${Math.random().toString(36).slice(2)}`;
   const rbac: FakeRbac = { 'system:masters': '*', ...(opts.rbac ?? {}) };

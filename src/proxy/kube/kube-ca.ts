@@ -1,10 +1,8 @@
-// The Kubernetes proxy's own CA, kept in the data dir (key 0600), and the TLS certificate it issues
-// the listener at each start. Kubeconfigs carry the CA (certificate-authority-data), so kubectl
+// The Kubernetes proxy's CA (kept for the cluster by kube-ca-store.ts), and the TLS certificate it
+// issues the listener at each start. Kubeconfigs carry the CA (certificate-authority-data), so kubectl
 // verifies the proxy without anything installed. X.509 through node-forge; keys from node:crypto.
 import { generateKeyPairSync, randomBytes, X509Certificate } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
-import { join } from 'node:path';
 import forge from 'node-forge';
 
 export interface KubeCa {
@@ -32,13 +30,8 @@ function baseCertificate(publicKey: forge.pki.PublicKey, validDays: number, now:
   return cert;
 }
 
-/** Loads the CA from the data dir, or creates it (10 years) on first start. */
-export function loadOrCreateKubeCa(dataDir: string, now = Date.now()): KubeCa {
-  const certPath = join(dataDir, 'kube-ca.crt');
-  const keyPath = join(dataDir, 'kube-ca.key');
-  if (existsSync(certPath) && existsSync(keyPath)) {
-    return { certPem: readFileSync(certPath, 'utf8'), keyPem: readFileSync(keyPath, 'utf8') };
-  }
+/** A new CA (10 years); kube-ca-store.ts keeps it, sealed, in the state backend for the cluster. */
+export function createKubeCa(now = Date.now()): KubeCa {
   const keys = rsaKeyPair();
   const cert = baseCertificate(keys.publicKey, 3650, now);
   const subject = [{ name: 'commonName', value: 'Gatehouse Kubernetes proxy CA' }];
@@ -50,10 +43,7 @@ export function loadOrCreateKubeCa(dataDir: string, now = Date.now()): KubeCa {
     { name: 'subjectKeyIdentifier' },
   ]);
   cert.sign(keys.privateKey, forge.md.sha256.create());
-  const certPem = forge.pki.certificateToPem(cert);
-  writeFileSync(keyPath, keys.privatePem, { mode: 0o600 });
-  writeFileSync(certPath, certPem, { mode: 0o644 });
-  return { certPem, keyPem: keys.privatePem };
+  return { certPem: forge.pki.certificateToPem(cert), keyPem: keys.privatePem };
 }
 
 /** A server certificate for the proxy's listener (30 days; a new one at every start). */

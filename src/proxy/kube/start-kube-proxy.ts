@@ -5,7 +5,7 @@ import { ConfigError } from '../../config/load.js';
 import type { Config } from '../../config/schema.js';
 import type { Clock } from '../../lib/clock.js';
 import type { Services } from '../../services.js';
-import { issueServerCertificate, loadOrCreateKubeCa } from './kube-ca.js';
+import { issueServerCertificate } from './kube-ca.js';
 import { createKubeProxy, type KubeProxy } from './kube-proxy.js';
 
 export async function startKubeProxy(
@@ -17,7 +17,7 @@ export async function startKubeProxy(
     throw new ConfigError(`config key kube_addr: ${opts.config.kube_addr} is not host:port`);
   const host = (m[1] ?? m[2]) as string;
   const publicUrl = opts.config.kube_public_url ? new URL(opts.config.kube_public_url) : undefined;
-  const ca = loadOrCreateKubeCa(opts.dataDir);
+  const ca = services.kubeCa;
   const names = [host, ...(publicUrl ? [publicUrl.hostname.replace(/^\[|\]$/g, '')] : [])];
   const proxy = createKubeProxy({
     tls: issueServerCertificate(ca, names),
