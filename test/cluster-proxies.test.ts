@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { connect as netConnect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -17,7 +18,7 @@ import { ConfigError, loadConfig } from '../src/config/load.js';
 import { createKubeCa } from '../src/proxy/kube/kube-ca.js';
 import { type Gatehouse, startGatehouse } from '../src/server.js';
 import { type EtcdCluster, startEtcd } from './helpers/etcd.js';
-import { ADMIN_KEY, api, startTestServer, type TestServer } from './helpers/gatehouse.js';
+import { ADMIN_KEY, api, startTestServer, type TestServer, userWithRoles } from './helpers/gatehouse.js';
 import { type Haproxy, startHaproxy } from './helpers/haproxy.js';
 
 const PG = process.env.GATEHOUSE_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -265,6 +266,63 @@ describe('the auth tier seen from a proxy', () => {
       await assert.rejects(handshake(third.kubeAddr?.port as number, createKubeCa().certPem), /certificate/);
     } finally {
       await third.close();
+    }
+  });
+
+  test('Ctrl-C that the balancer hands to the other proxy still cancels the statement (cancel keys shared in Redis)', async () => {
+    const db = await api(auth.url, 'POST', '/v1/resources', {
+      token: auth.adminToken,
+      body: { kind: 'database', name: 'pg-cancel', address: '127.0.0.1:5432', protocol: 'postgres' },
+    });
+    assert.equal(db.status, 201, db.text);
+    const role = await api(auth.url, 'POST', '/v1/roles', {
+      token: auth.adminToken,
+      body: {
+        name: 'db-cancel',
+        allow: { resources: [{ kinds: ['database'] }], db_users: ['postgres'], db_names: ['test'] },
+      },
+    });
+    assert.equal(role.status, 201, role.text);
+    const carol = await userWithRoles(auth, 'carol', ['db-cancel']);
+    const holder = proxies[1] as Gatehouse;
+    const other = await startProxy();
+    const client = new pg.Client({
+      host: '127.0.0.1',
+      port: holder.dbAddr?.port as number,
+      user: 'postgres@pg-cancel',
+      database: 'test',
+      password: carol.token,
+    });
+    try {
+      await client.connect();
+      const keyOf = client as unknown as { processID: number; secretKey: number };
+      const started = Date.now();
+      const sleeping = client.query('select pg_sleep(30)').then(
+        () => ({ ok: true, code: undefined as string | undefined }),
+        (e: { code?: string }) => ({ ok: false, code: e.code }),
+      );
+      await new Promise((r) => setTimeout(r, 500));
+      // psql's Ctrl-C: a CancelRequest on a connection of its own, which lands on the other proxy.
+      await new Promise<void>((resolve) => {
+        const s = netConnect({ host: '127.0.0.1', port: other.dbAddr?.port as number }, () => {
+          const b = Buffer.alloc(16);
+          b.writeInt32BE(16, 0);
+          b.writeInt32BE(80877102, 4);
+          b.writeInt32BE(keyOf.processID, 8);
+          b.writeInt32BE(keyOf.secretKey, 12);
+          s.end(b);
+        });
+        s.on('close', () => resolve());
+        s.on('error', () => resolve());
+      });
+      const outcome = await sleeping;
+      assert.deepEqual(outcome, { ok: false, code: '57014' }, 'canceling statement due to user request');
+      assert.ok(Date.now() - started < 10_000, `took ${Date.now() - started} ms`);
+      // Positive control: the session itself goes on after the cancel.
+      assert.equal((await client.query('select 1 as one')).rows[0].one, 1);
+    } finally {
+      await client.end().catch(() => undefined);
+      await other.close();
     }
   });
 

@@ -13,6 +13,7 @@ import type { DbUpstream } from '../../resources/db-upstream.js';
 import type { SessionRegistry } from '../../sessions/session-registry.js';
 import type { TicketService } from '../../sessions/tickets.js';
 import type { AccessChecker } from '../access-checker.js';
+import { type CancelKeys, createCancelKeys } from './cancel-keys.js';
 import { type AuthDeps, authenticateClient, type ClientStartup, readClientStartup } from './client-startup.js';
 import { runDbSession } from './db-session.js';
 import { createQueryLog } from './query-log.js';
@@ -37,6 +38,8 @@ export interface DbProxyDeps {
   /** Longest query text kept in a db.query event (bytes, roughly). */
   queryMaxLength?: number;
   upstreamTimeoutMs?: number;
+  /** Cancel keys shared with the other proxies (Redis); default: this proxy's own only. */
+  cancelKeys?: CancelKeys;
 }
 
 export interface DatabaseRef {
@@ -46,14 +49,6 @@ export interface DatabaseRef {
   address: string;
   protocol?: string;
   labels: Record<string, string>;
-}
-
-/** Where a cancel request for one of our backend keys must go. */
-interface CancelTarget {
-  host: string;
-  port: number;
-  pid: number;
-  secret: number;
 }
 
 export type DbProxy = ReturnType<typeof createDbProxy>;
@@ -69,8 +64,8 @@ export function createDbProxy(deps: DbProxyDeps) {
   const { audit, logger } = deps;
   const queryLog = createQueryLog(audit);
   const sockets = new Set<Socket>();
-  /** Our BackendKeyData (pid:secret) → the upstream backend it stands for. */
-  const cancelKeys = new Map<string, CancelTarget>();
+  /** Our BackendKeyData (pid:secret) → the upstream backend it stands for (this proxy's, or the cluster's). */
+  const cancelKeys = deps.cancelKeys ?? createCancelKeys();
   const server: Server = createServer((socket) => {
     sockets.add(socket);
     // Small request/answer messages: Nagle's algorithm with delayed ACKs would add 40 ms to each.
@@ -108,9 +103,8 @@ export function createDbProxy(deps: DbProxyDeps) {
     const startup: ClientStartup | undefined = await readClientStartup(socket, {
       ...(deps.tls ? { tls: deps.tls } : {}),
       onCancel: (pid, secret) => {
-        const target = cancelKeys.get(`${pid}:${secret}`);
         // Unknown keys get no answer at all, as PostgreSQL does (nothing to learn from guessing).
-        if (target) void cancelUpstream(target);
+        void cancelKeys.find(`${pid}:${secret}`).then((target) => (target ? cancelUpstream(target) : undefined));
       },
     });
     if (!startup) return;
@@ -187,7 +181,7 @@ export function createDbProxy(deps: DbProxyDeps) {
     // Our own key for the client; a cancel request with it reaches this upstream backend.
     const key = { pid: randomInt(1, 2 ** 31 - 1), secret: randomInt(-(2 ** 31), 2 ** 31 - 1) };
     const cancelKey = `${key.pid}:${key.secret}`;
-    cancelKeys.set(cancelKey, { host, port, pid: upstream.pid, secret: upstream.secret });
+    cancelKeys.add(cancelKey, { host, port, pid: upstream.pid, secret: upstream.secret });
     try {
       await runDbSession({
         principal,
@@ -209,7 +203,7 @@ export function createDbProxy(deps: DbProxyDeps) {
         queryMaxLength: deps.queryMaxLength ?? 4096,
       });
     } finally {
-      cancelKeys.delete(cancelKey);
+      cancelKeys.remove(cancelKey);
     }
   }
 

@@ -1,7 +1,9 @@
 // Starts the PostgreSQL proxy for the composition root (server.ts), so its wiring stays one call.
+
 import type { Logger } from 'pino';
 import type { Services } from '../../services.js';
 import { createAccessChecker } from '../access-checker.js';
+import { createCancelKeys } from './cancel-keys.js';
 import { createDbProxy, type DbProxy } from './db-proxy.js';
 
 export async function startDbProxy(
@@ -28,6 +30,7 @@ export async function startDbProxy(
     ...(opts.tls ? { tls: opts.tls } : {}),
     requireTls: !opts.loopback,
     queryMaxLength: opts.queryMaxLength,
+    cancelKeys: createCancelKeys(services.shared.link, (err) => opts.logger.debug({ err }, 'db: cancel key in redis')),
   });
   const bound = await proxy.listen(opts.host, opts.port);
   return { proxy, addr: { host: opts.host, port: bound.port } };
