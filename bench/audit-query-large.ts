@@ -1,12 +1,12 @@
 // Audit query latency on a large PostgreSQL table (npx tsx bench/audit-query-large.ts): the issue's
-// "query p99 < 50 ms on 10M events with two filters", and what partitioning by day changes.
+// "query p99 < 50 ms on 10M events with two filters", and what partitioning by week changes.
 //
 //  1. BENCH_LARGE_EVENTS (10,000,000) events over the last BENCH_LARGE_DAYS (30) days, generated
 //     straight in SQL (INSERT … SELECT generate_series, in chunks), not through the API: the same
 //     type mix and Zipf actors as bench/audit-ingest.ts, write order = time order.
 //  2. With BENCH_LARGE_LAYOUT=both (default): first into a store as schema version 2 left it (one
 //     table), queries timed there; then the store opens, which converts it (schema version 3, timed),
-//     and the same queries are timed on the day partitions. BENCH_LARGE_LAYOUT=partitioned loads
+//     and the same queries are timed on the week partitions. BENCH_LARGE_LAYOUT=partitioned loads
 //     into the partitioned table directly.
 //  3. Queries, one at a time, BENCH_QUERIES (200) each, actor among the ten busiest, limit 50:
 //     - two filters: types ['auth.*'] + actor, countUpTo 10,000 (as bench/audit-ingest.ts);
@@ -19,8 +19,9 @@ import { randomBytes } from 'node:crypto';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
+import { partitionStart } from '../src/audit/pg-partitions.js';
 import { queryEvents } from '../src/audit/pg-read.js';
-import { auditMigrations } from '../src/audit/pg-schema.js';
+import { auditMigrations, PARTITION_MS } from '../src/audit/pg-schema.js';
 import { openPostgresAuditStore } from '../src/audit/postgres.js';
 import type { AuditPage, AuditQuery } from '../src/audit/types.js';
 import { applyMigrations, quote } from '../src/lib/pg-migrate.js';
@@ -217,8 +218,8 @@ async function main(): Promise<void> {
       });
     } else {
       store = await openPostgresAuditStore({ url });
-      for (let day = Math.floor(first / DAY) * DAY; day <= now; day += DAY) {
-        await pool.query(`SELECT ${s}.ensure_events_partition($1)`, [day]);
+      for (let start = partitionStart(first); start <= now; start += PARTITION_MS) {
+        await pool.query(`SELECT ${s}.ensure_events_partition($1)`, [start]);
       }
     }
     const loadStart = performance.now();
@@ -257,14 +258,14 @@ async function main(): Promise<void> {
       const t0 = performance.now();
       store = await openPostgresAuditStore({ url });
       const migrateSeconds = (performance.now() - t0) / 1000;
-      console.log(`## converted to day partitions (schema version 3) in ${migrateSeconds.toFixed(1)} s`);
+      console.log(`## converted to week partitions (schema version 3) in ${migrateSeconds.toFixed(1)} s`);
     }
     await pool.query(`VACUUM ANALYZE ${s}.events`);
     const parts = await pool.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM pg_inherits WHERE inhparent = format('%I.events', $1::text)::regclass`,
       [schema],
     );
-    console.log(`## day partitions (${parts.rows[0]?.n} partitions), load average ${loadavg()[0]?.toFixed(2)}`);
+    console.log(`## week partitions (${parts.rows[0]?.n} partitions), load average ${loadavg()[0]?.toFixed(2)}`);
     const opened = store as NonNullable<typeof store>;
     report('partitioned', await timeQueries((q) => opened.query(q), now));
     console.log(

@@ -1,7 +1,7 @@
-// The PostgreSQL audit table partitioned by day (schema version 3), against a real PostgreSQL, each
+// The PostgreSQL audit table partitioned by week (schema version 3), against a real PostgreSQL, each
 // test in a fresh schema: partitions made on start, rows routed by time, retention dropping whole
-// days, a store of schema version 2 converted with its seqs (so cursors and tail positions), and a
-// tail that crosses day boundaries and rows moved out of the default partition.
+// weeks, a store of schema version 2 converted with its seqs (so cursors and tail positions), and a
+// tail that crosses week boundaries and rows moved out of the default partition.
 // Without a reachable server the tests skip with a loud message, or fail when CI=true.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import pg from 'pg';
 import { createAuditLog } from '../src/audit/audit-log.js';
-import { tailEvents } from '../src/audit/pg-read.js';
+import { partitionStart } from '../src/audit/pg-partitions.js';
+import { queryEvents, tailEvents } from '../src/audit/pg-read.js';
 import { auditMigrations, rowsJson } from '../src/audit/pg-schema.js';
 import { AUDIT_POSTGRES_SCHEMA_VERSION, openPostgresAuditStore } from '../src/audit/postgres.js';
 import { startAuditRetention } from '../src/audit/retention.js';
@@ -21,7 +22,8 @@ import { applyMigrations } from '../src/lib/pg-migrate.js';
 import { adminSql as admin, POSTGRES_URL, postgresUnreachable } from './helpers/postgres.js';
 
 const DAY = 86_400_000;
-const today = () => Math.floor(Date.now() / DAY) * DAY;
+const WEEK = 7 * DAY;
+const thisWeek = () => partitionStart(Date.now());
 const partitionName = (dayMs: number) => `events_${new Date(dayMs).toISOString().slice(0, 10).replaceAll('-', '')}`;
 
 function event(id: string, timeMs: number, extra: Partial<AuditEvent> = {}): AuditEvent {
@@ -87,23 +89,21 @@ if (unreachable !== undefined) {
     test('audit partitions', { skip: message }, () => {});
   }
 } else {
-  describe('postgres audit store partitioned by day', () => {
-    test('on start: partitions for today and the next two days, and a default one', async () => {
+  describe('postgres audit store partitioned by week', () => {
+    test('on start: partitions for this week and the next, and a default one', async () => {
       const s = scratch();
       try {
-        const t = today();
+        const w = thisWeek();
+        assert.equal(new Date(w).getUTCDay(), 1, 'weeks start on Monday');
         await s.open();
-        assert.deepEqual(
-          await partitions(s.schema),
-          [partitionName(t), partitionName(t + DAY), partitionName(t + 2 * DAY), 'events_default'].sort(),
-        );
+        assert.deepEqual(await partitions(s.schema), [partitionName(w), partitionName(w + WEEK), 'events_default']);
         // A second start (another instance) makes none twice.
         await s.open();
-        assert.equal((await partitions(s.schema)).length, 4);
+        assert.equal((await partitions(s.schema)).length, 3);
         // Their indexes carry the parent's names, so plans read as before.
         const { rows } = await admin<{ name: string }>(
           'SELECT indexname AS name FROM pg_indexes WHERE schemaname = $1 AND tablename = $2 ORDER BY 1',
-          [s.schema, partitionName(t)],
+          [s.schema, partitionName(w)],
         );
         assert.deepEqual(
           rows.map((r) => r.name),
@@ -117,46 +117,46 @@ if (unreachable !== undefined) {
             'events_target',
             'events_time',
             'events_type',
-          ].map((n) => `${n}_${partitionName(t).slice(7)}`),
+          ].map((n) => `${n}_${partitionName(w).slice(7)}`),
         );
       } finally {
         await s.cleanup();
       }
     });
 
-    test('events land in the partition of their day; others in the default one, moved once their day exists', async () => {
+    test('events land in the partition of their week; others in the default one, moved once their week exists', async () => {
       const s = scratch();
       try {
-        const t = today();
+        const w = thisWeek();
         const store = await s.open();
-        const old = Date.parse('2025-03-01T12:00:00Z');
+        const old = Date.parse('2025-03-01T12:00:00Z'); // a Saturday: its week starts on 2025-02-24
         const events = [
-          event('a-today-first', t),
-          event('b-today-last', t + DAY - 1),
-          event('c-tomorrow', t + DAY),
-          event('d-ahead', t + 2 * DAY + 5),
+          event('a-week-first', w),
+          event('b-week-last', w + WEEK - 1),
+          event('c-next-week', w + WEEK),
+          event('d-after-next', w + 2 * WEEK + 5),
           event('e-old', old),
-          event('f-future', t + 40 * DAY),
+          event('f-future', w + 40 * DAY),
         ];
         await store.append(events);
         assert.deepEqual(await placement(s.schema), {
-          'a-today-first': partitionName(t),
-          'b-today-last': partitionName(t),
-          'c-tomorrow': partitionName(t + DAY),
-          'd-ahead': partitionName(t + 2 * DAY),
+          'a-week-first': partitionName(w),
+          'b-week-last': partitionName(w),
+          'c-next-week': partitionName(w + WEEK),
+          'd-after-next': 'events_default',
           'e-old': 'events_default',
           'f-future': 'events_default',
         });
         const before = (await store.tail(undefined, 100)).events;
         const seqs = await admin<{ id: string; seq: string }>(`SELECT id, seq FROM "${s.schema}".events ORDER BY seq`);
-        // Making the old day's partition moves its stray event out of the default partition, same seq.
+        // Making the old week's partition moves its stray event out of the default partition, same seq.
         const made = await admin<{ made: boolean }>(`SELECT "${s.schema}".ensure_events_partition($1) AS made`, [
-          Date.parse('2025-03-01T00:00:00Z'),
+          partitionStart(old),
         ]);
         assert.equal(made.rows[0]?.made, true);
         const after = await placement(s.schema);
-        assert.equal(after['e-old'], 'events_20250301');
-        assert.equal(after['f-future'], 'events_default', 'positive control: an event of another day stays');
+        assert.equal(after['e-old'], 'events_20250224');
+        assert.equal(after['f-future'], 'events_default', 'positive control: an event of another week stays');
         assert.deepEqual(
           (await admin<{ id: string; seq: string }>(`SELECT id, seq FROM "${s.schema}".events ORDER BY seq`)).rows,
           seqs.rows,
@@ -165,43 +165,45 @@ if (unreachable !== undefined) {
         assert.deepEqual(ids((await store.query(all)).events), ids(events).reverse());
         // Once made, it is not made again.
         const again = await admin<{ made: boolean }>(`SELECT "${s.schema}".ensure_events_partition($1) AS made`, [
-          Date.parse('2025-03-01T00:00:00Z'),
+          partitionStart(old),
         ]);
         assert.equal(again.rows[0]?.made, false);
+        // Only week starts are accepted.
+        await assert.rejects(admin(`SELECT "${s.schema}".ensure_events_partition($1)`, [partitionStart(old) + DAY]));
         // A time range prunes the partitions it cannot touch.
         const plan = await admin<{ 'QUERY PLAN': string }>(
           `EXPLAIN SELECT seq FROM "${s.schema}".events WHERE time_ms >= $1 AND time_ms < $2 ORDER BY seq DESC LIMIT 10`,
-          [t + DAY, t + 2 * DAY],
+          [w + WEEK, w + 2 * WEEK],
         );
         const text = plan.rows.map((r) => r['QUERY PLAN']).join('\n');
-        assert.match(text, new RegExp(partitionName(t + DAY)));
-        assert.doesNotMatch(text, new RegExp(`${partitionName(t)}|events_20250301`), text);
+        assert.match(text, new RegExp(partitionName(w + WEEK)));
+        assert.doesNotMatch(text, new RegExp(`${partitionName(w)}|events_20250224|events_default`), text);
       } finally {
         await s.cleanup();
       }
     });
 
-    test('retention drops the partitions of whole old days, deletes in batches in the day across the cutoff', async () => {
+    test('retention drops the partitions of whole old weeks, deletes in batches in the week across the cutoff', async () => {
       const s = scratch();
       const dir = mkdtempSync(join(tmpdir(), 'gatehouse-audit-part-'));
       const backend = openSqliteBackend({ path: join(dir, 'state.db') });
       try {
-        const t = today();
+        const w = thisWeek();
         const store = await s.open();
-        const d10 = t - 10 * DAY;
-        const d9 = t - 9 * DAY;
-        // Partitions for the two old days, as an instance running then would have made them.
-        for (const day of [d10, d9]) await admin(`SELECT "${s.schema}".ensure_events_partition($1)`, [day]);
+        const d10 = w - 3 * WEEK;
+        const d9 = w - 2 * WEEK;
+        // Partitions for the two old weeks, as an instance running then would have made them.
+        for (const start of [d10, d9]) await admin(`SELECT "${s.schema}".ensure_events_partition($1)`, [start]);
         const oldest = Array.from({ length: 30 }, (_, i) =>
           event(`old10-${String(i).padStart(2, '0')}`, d10 + i * 1000),
         );
         const straddling = Array.from({ length: 20 }, (_, i) =>
           event(`old9-${String(i).padStart(2, '0')}`, d9 + i * 3_600_000),
         );
-        const recent = Array.from({ length: 5 }, (_, i) => event(`new-${i}`, t + i));
+        const recent = Array.from({ length: 5 }, (_, i) => event(`new-${i}`, w + i));
         await store.append([...oldest, ...straddling, ...recent]);
         assert.equal((await store.query(all)).total, 55, 'before: every event');
-        // The cutoff falls half an hour before the 10th hour of day d9: its first 10 events are older
+        // The cutoff falls half an hour before the 10th hour of week d9: its first 10 events are older
         // (the retention's clock runs a few ms later than this one).
         const retentionMs = Date.now() - (d9 + 9.5 * 3_600_000);
         const audit = createAuditLog({ store, clock: () => Date.now() });
@@ -214,18 +216,18 @@ if (unreachable !== undefined) {
           const pruned = () => store.query({ types: ['audit.pruned'], limit: 10, countUpTo: 10 });
           while ((await pruned()).total === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
           const record = (await pruned()).events[0];
-          assert.equal(record?.data?.deleted, 40, '30 in the dropped day, 10 deleted from the day across the cutoff');
+          assert.equal(record?.data?.deleted, 40, '30 in the dropped week, 10 deleted from the week across the cutoff');
         } finally {
           await runner.stop();
         }
         const parts = await partitions(s.schema);
-        assert.ok(!parts.includes(partitionName(d10)), 'the whole old day is dropped');
-        assert.ok(parts.includes(partitionName(d9)), 'positive control: the day across the cutoff stays');
+        assert.ok(!parts.includes(partitionName(d10)), 'the whole old week is dropped');
+        assert.ok(parts.includes(partitionName(d9)), 'positive control: the week across the cutoff stays');
         const left = await store.query({ types: ['user.created'], ...all });
         assert.deepEqual(
           ids(left.events).sort(),
           [...ids(straddling.slice(10)), ...ids(recent)].sort(),
-          'after: the newer events of the straddling day and today',
+          'after: the newer events of the straddling week and this week',
         );
         assert.equal(left.total, 15);
         // The store's own call: nothing more to drop.
@@ -241,22 +243,22 @@ if (unreachable !== undefined) {
       const s = scratch();
       const reader = new pg.Client({ connectionString: POSTGRES_URL });
       try {
-        const t = today();
+        const w = thisWeek();
         const store = await s.open();
-        const old = t - 5 * DAY;
+        const old = w - 5 * WEEK;
         await admin(`SELECT "${s.schema}".ensure_events_partition($1)`, [old]);
-        await store.append([event('old-1', old + 1), event('old-2', old + 2), event('now-1', t + 1)]);
+        await store.append([event('old-1', old + 1), event('old-2', old + 2), event('now-1', w + 1)]);
         await reader.connect();
         await reader.query('BEGIN');
         await reader.query(`SELECT count(*) FROM "${s.schema}".events`); // holds its lock until COMMIT
         const started = Date.now();
-        assert.equal(await store.dropBefore?.(t), 0, 'nothing dropped while the reader holds the table');
+        assert.equal(await store.dropBefore?.(w), 0, 'nothing dropped while the reader holds the table');
         assert.ok(Date.now() - started < 5000, `gave up after ${Date.now() - started} ms`);
         assert.ok((await partitions(s.schema)).includes(partitionName(old)));
-        await store.append([event('now-2', t + 2)]);
+        await store.append([event('now-2', w + 2)]);
         await reader.query('COMMIT');
-        // Positive control: with the reader gone, the same call drops the old day.
-        assert.equal(await store.dropBefore?.(t), 2);
+        // Positive control: with the reader gone, the same call drops the old week.
+        assert.equal(await store.dropBefore?.(w), 2);
         assert.ok(!(await partitions(s.schema)).includes(partitionName(old)));
         assert.deepEqual(ids((await store.query(all)).events), ['now-2', 'now-1']);
       } finally {
@@ -278,10 +280,10 @@ if (unreachable !== undefined) {
           table: 'schema_migrations',
           migrations: auditMigrations(s.schema).slice(0, 2),
         });
-        const t = today();
-        const days = [t - 3 * DAY, t - 2 * DAY, t - DAY];
+        const w = thisWeek();
+        const weeks = [w - 3 * WEEK, w - 2 * WEEK, w - WEEK];
         const events = Array.from({ length: 90 }, (_, i) =>
-          event(`m-${String(i).padStart(3, '0')}`, (days[i % 3] as number) + i * 1000, {
+          event(`m-${String(i).padStart(3, '0')}`, (weeks[i % 3] as number) + i * 1000, {
             type: i % 2 === 0 ? 'user.created' : 'role.updated',
           }),
         );
@@ -297,7 +299,6 @@ if (unreachable !== undefined) {
         // A webhook dispatcher part way through, and a reader holding a cursor.
         const head = await tailEvents(pool, sq, undefined, 40);
         const filtered: AuditQuery = { types: ['user.created'], limit: 10 };
-        const { queryEvents } = await import('../src/audit/pg-read.js');
         const page1 = await queryEvents(pool, sq, filtered);
         assert.ok(page1.nextCursor);
         const page2Before = await queryEvents(pool, sq, { ...filtered, cursor: page1.nextCursor });
@@ -307,15 +308,15 @@ if (unreachable !== undefined) {
         assert.equal(versions.rows[0]?.v, AUDIT_POSTGRES_SCHEMA_VERSION);
         assert.deepEqual(
           await partitions(s.schema),
-          [...days, t, t + DAY, t + 2 * DAY].map(partitionName).concat('events_default').sort(),
+          [...weeks, w, w + WEEK].map(partitionName).concat('events_default'),
         );
         assert.deepEqual((await pool.query(`SELECT id, seq FROM ${sq}.events ORDER BY seq`)).rows, seqsBefore);
         const placed = await placement(s.schema);
-        assert.ok(events.every((e) => placed[e.id] === partitionName(Math.floor(Date.parse(e.time) / DAY) * DAY)));
+        assert.ok(events.every((e) => placed[e.id] === partitionName(partitionStart(Date.parse(e.time)))));
         // The cursor issued before the migration gives the same page after it.
         assert.deepEqual(await store.query({ ...filtered, cursor: page1.nextCursor as string }), page2Before);
         // The tail resumes where it stopped: the other 50, then a new event, each once.
-        await store.append([event('after-migration', t + 1)]);
+        await store.append([event('after-migration', w + 1)]);
         const rest = await store.tail(head.position, 1000);
         assert.deepEqual(ids([...head.events, ...rest.events]), [...ids(events), 'after-migration']);
         const seqOfNew = await admin<{ seq: string }>(`SELECT seq FROM ${sq}.events WHERE id = 'after-migration'`);
@@ -328,12 +329,12 @@ if (unreachable !== undefined) {
       }
     });
 
-    test('a tail in small pages sees every event once across day boundaries and rows moved out of default', async () => {
+    test('a tail in small pages sees every event once across week boundaries and rows moved out of default', async () => {
       const s = scratch();
       try {
-        const t = today();
+        const w = thisWeek();
         const [writer, reader] = [await s.open(), await s.open()];
-        const far = t + 30 * DAY; // no partition yet: the default one
+        const far = w + 5 * WEEK; // no partition yet: the default one
         const written: string[] = [];
         let position: string | undefined;
         const seen: string[] = [];
@@ -346,18 +347,18 @@ if (unreachable !== undefined) {
           }
         };
         for (let round = 0; round < 12; round++) {
-          // Each append spans the midnights of today/tomorrow/the day after, and the far day.
+          // Each append spans the ends of this week and the next (the week after: default), and the far week.
           const batch = [
-            event(`r${round}-a`, t + DAY - 1 - round),
-            event(`r${round}-b`, t + DAY + round),
-            event(`r${round}-c`, t + 2 * DAY - 1),
-            event(`r${round}-d`, t + 2 * DAY + round),
+            event(`r${round}-a`, w + WEEK - 1 - round),
+            event(`r${round}-b`, w + WEEK + round),
+            event(`r${round}-c`, w + 2 * WEEK - 1),
+            event(`r${round}-d`, w + 2 * WEEK + round),
             event(`r${round}-e`, far + round),
           ];
           await writer.append(batch);
           written.push(...ids(batch));
           await pull();
-          // Half way, the far day gets its partition: its rows move out of the default one.
+          // Half way, the far week gets its partition: its rows move out of the default one.
           if (round === 5) await admin(`SELECT "${s.schema}".ensure_events_partition($1)`, [far]);
         }
         await pull();
@@ -365,8 +366,9 @@ if (unreachable !== undefined) {
         const placed = await placement(s.schema);
         assert.equal(placed['r0-e'], partitionName(far), 'positive control: rows did move partition');
         assert.equal(placed['r11-e'], partitionName(far));
-        assert.equal(placed['r0-a'], partitionName(t));
-        assert.equal(placed['r0-b'], partitionName(t + DAY));
+        assert.equal(placed['r0-a'], partitionName(w));
+        assert.equal(placed['r0-b'], partitionName(w + WEEK));
+        assert.equal(placed['r0-d'], 'events_default');
       } finally {
         await s.cleanup();
       }

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { openAuditStore } from '../src/audit/open.js';
+import { partitionStart } from '../src/audit/pg-partitions.js';
 import {
   AUDIT_POSTGRES_SCHEMA_VERSION,
   openPostgresAuditStore,
@@ -60,19 +61,18 @@ if (unreachable !== undefined) {
     test('the schema comes from ?schema= (created if missing), migrations are recorded there', async () => {
       const s = scratch();
       try {
-        const today = Math.floor(Date.now() / 86_400_000) * 86_400_000;
+        const week = partitionStart(Date.now());
         const store = await s.open();
         await store.append(generateEvents(3));
         const tables = await admin<{ table_name: string }>(
           'SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name',
           [s.schema],
         );
-        // The events table, its day partitions (today and two ahead) and its default partition.
-        const day = (i: number) =>
-          `events_${new Date(today + i * 86_400_000).toISOString().slice(0, 10).replaceAll('-', '')}`;
+        // The events table, its week partitions (this one and the next) and its default partition.
+        const name = (start: number) => `events_${new Date(start).toISOString().slice(0, 10).replaceAll('-', '')}`;
         assert.deepEqual(
           tables.rows.map((r) => r.table_name),
-          ['events', day(0), day(1), day(2), 'events_default', 'schema_migrations'],
+          ['events', name(week), name(week + 7 * 86_400_000), 'events_default', 'schema_migrations'],
         );
         const versions = await admin<{ version: number }>(
           `SELECT version FROM "${s.schema}".schema_migrations ORDER BY version`,

@@ -68,13 +68,20 @@ function migrations(schema: string): string[] {
   ];
 }
 
+/** Partition width: a week, Monday 00:00 UTC to the next (1970-01-05, four days after the epoch, was a Monday). */
+export const PARTITION_MS = 7 * 86_400_000;
+export const PARTITION_ORIGIN_MS = 4 * 86_400_000;
+
 /**
- * Version 3: events range-partitioned by time_ms, one partition per UTC day (events_YYYYMMDD) and a
- * default partition (events_default) for events no day partition covers yet, so an insert never
- * fails. Retention then drops whole days (drop_events_partitions_before) and deletes in batches only
- * in the day that straddles the cutoff and in the default partition.
+ * Version 3: events range-partitioned by time_ms, one partition per UTC week from Monday
+ * (events_YYYYMMDD, the Monday's date) and a default partition (events_default) for events no week
+ * partition covers yet, so an insert never fails. Retention then drops whole weeks
+ * (drop_events_partitions_before) and deletes in batches only in the week that straddles the cutoff
+ * and in the default partition. Weeks, not days: a query without a time range plans and opens every
+ * partition (365 day partitions cost ~100 ms a query in bench/audit-query-large.ts), and with no
+ * retention they accumulate.
  *
- * An existing table is converted in this migration's transaction: a day partition for every day that
+ * An existing table is converted in this migration's transaction: a partition for every week that
  * has events, the rows moved with their seq, the seq sequence handed over. Cursors and tail positions
  * are seqs, so they stay valid; appends wait on the append lock meanwhile (moving costs about as much
  * as writing the rows once, plus the index builds).
@@ -106,12 +113,15 @@ function partitionByTime(schema: string): string {
     CREATE TABLE ${s}.events_default PARTITION OF ${s}.events_partitioned DEFAULT;
     DO $do$
     DECLARE
-      day BIGINT;
+      week BIGINT;
     BEGIN
-      FOR day IN SELECT DISTINCT floor(time_ms / 86400000.0)::bigint * 86400000 FROM ${s}.events ORDER BY 1 LOOP
+      FOR week IN
+        SELECT DISTINCT floor((time_ms - ${PARTITION_ORIGIN_MS}) / ${PARTITION_MS}.0)::bigint * ${PARTITION_MS} + ${PARTITION_ORIGIN_MS}
+        FROM ${s}.events ORDER BY 1
+      LOOP
         EXECUTE format('CREATE TABLE %I.%I PARTITION OF %I.events_partitioned FOR VALUES FROM (%s) TO (%s)',
-          ${literal(schema)}, 'events_' || to_char(to_timestamp(day / 1000) AT TIME ZONE 'UTC', 'YYYYMMDD'),
-          ${literal(schema)}, day, day + 86400000);
+          ${literal(schema)}, 'events_' || to_char(to_timestamp(week / 1000) AT TIME ZONE 'UTC', 'YYYYMMDD'),
+          ${literal(schema)}, week, week + ${PARTITION_MS});
       END LOOP;
     END
     $do$;
@@ -156,15 +166,15 @@ function partitionByTime(schema: string): string {
     FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
     WHERE i.inhparent = ${literal(`${s}.events`)}::regclass;
 
-    -- Makes the partition of the UTC day starting at day_ms unless it exists; events of that day
+    -- Makes the partition of the UTC week starting at week_ms unless it exists; events of that week
     -- that went to the default partition meanwhile move into it. Returns whether it made one.
-    CREATE FUNCTION ${s}.ensure_events_partition(day_ms BIGINT) RETURNS boolean LANGUAGE plpgsql AS $fn$
+    CREATE FUNCTION ${s}.ensure_events_partition(week_ms BIGINT) RETURNS boolean LANGUAGE plpgsql AS $fn$
     DECLARE
-      part TEXT := 'events_' || to_char(to_timestamp(day_ms / 1000) AT TIME ZONE 'UTC', 'YYYYMMDD');
+      part TEXT := 'events_' || to_char(to_timestamp(week_ms / 1000) AT TIME ZONE 'UTC', 'YYYYMMDD');
       stray BOOLEAN;
     BEGIN
-      IF day_ms % 86400000 <> 0 THEN
-        RAISE EXCEPTION 'ensure_events_partition: % is not the start of a UTC day', day_ms;
+      IF (week_ms - ${PARTITION_ORIGIN_MS}) % ${PARTITION_MS} <> 0 THEN
+        RAISE EXCEPTION 'ensure_events_partition: % is not the start of a UTC week (Monday)', week_ms;
       END IF;
       IF to_regclass(format('%I.%I', ${literal(schema)}, part)) IS NOT NULL THEN
         RETURN false;
@@ -177,16 +187,16 @@ function partitionByTime(schema: string): string {
       -- Creating a partition locks the whole table: behind a long reader, give up (appends wait on
       -- the append lock meanwhile) and let the next check try again.
       PERFORM set_config('lock_timeout', '1s', true);
-      SELECT EXISTS (SELECT 1 FROM ${s}.events_default WHERE time_ms >= day_ms AND time_ms < day_ms + 86400000)
+      SELECT EXISTS (SELECT 1 FROM ${s}.events_default WHERE time_ms >= week_ms AND time_ms < week_ms + ${PARTITION_MS})
         INTO stray;
       IF stray THEN
         CREATE TEMP TABLE gatehouse_moving_events ON COMMIT DROP AS
           WITH gone AS (
-            DELETE FROM ${s}.events_default WHERE time_ms >= day_ms AND time_ms < day_ms + 86400000 RETURNING *
+            DELETE FROM ${s}.events_default WHERE time_ms >= week_ms AND time_ms < week_ms + ${PARTITION_MS} RETURNING *
           ) SELECT * FROM gone;
       END IF;
       EXECUTE format('CREATE TABLE %I.%I PARTITION OF %I.events FOR VALUES FROM (%s) TO (%s)',
-        ${literal(schema)}, part, ${literal(schema)}, day_ms, day_ms + 86400000);
+        ${literal(schema)}, part, ${literal(schema)}, week_ms, week_ms + ${PARTITION_MS});
       PERFORM ${s}.name_events_partition_indexes(part);
       IF stray THEN
         INSERT INTO ${s}.events SELECT * FROM gatehouse_moving_events;
@@ -196,8 +206,8 @@ function partitionByTime(schema: string): string {
     END
     $fn$;
 
-    -- Drops the day partitions whose whole range is older than cutoff_ms; returns how many events
-    -- they held. The default partition and the day that straddles the cutoff are left to batched deletes.
+    -- Drops the partitions whose whole week is older than cutoff_ms; returns how many events they
+    -- held. The default partition and the week that straddles the cutoff are left to batched deletes.
     CREATE FUNCTION ${s}.drop_events_partitions_before(cutoff_ms BIGINT) RETURNS bigint LANGUAGE plpgsql AS $fn$
     DECLARE
       r RECORD;

@@ -1,4 +1,4 @@
-// The production audit store: events in one PostgreSQL table partitioned by day (jsonb body, a
+// The production audit store: events in one PostgreSQL table partitioned by week (jsonb body, a
 // column and an index per filter; pg-schema.ts, pg-partitions.ts), written with group commit to the
 // primary among the URL's hosts, read from the primary or from a replica (readUrl).
 //
@@ -20,7 +20,7 @@
 // seq N will never later see a newly committed event below N. That is what lets tail() and cursors
 // use `seq > / < position`. The lock is held for the commit only; readers never take it.
 import pg from 'pg';
-import { dropPartitionsBefore, ensureDayPartitions } from './pg-partitions.js';
+import { dropPartitionsBefore, ensurePartitions } from './pg-partitions.js';
 import { backoffMs, createHostTracker, isConnectionLoss, type Target, unavailable } from './pg-primary.js';
 import { deleteEventsBefore, queryEvents, replayLagSeconds, tailEvents } from './pg-read.js';
 import { column, migrate, quote, rowsJson } from './pg-schema.js';
@@ -58,7 +58,7 @@ interface Pending {
 /** How long reads go to the primary after the replica could not be reached. */
 const REPLICA_RETRY_MS = 2000;
 
-/** How often the store makes sure the coming days' partitions exist. */
+/** How often the store makes sure this week's and the next week's partitions exist. */
 const PARTITION_CHECK_MS = 3_600_000;
 
 /** Most events one group commit carries (more wait for the next one; a larger single append goes alone). */
@@ -94,20 +94,20 @@ export async function openPostgresAuditStore(opts: PostgresAuditOptions): Promis
     throw cause instanceof Error ? new Error(`${(error as Error).message}: ${cause.message}`, { cause }) : error;
   }
 
-  // Today's partition and the next days' exist before the first append; then checked hourly, so a
-  // long-running writer always has tomorrow's. A failure here is not fatal: the default partition
-  // takes what no day partition covers.
-  const ensurePartitions = async () => {
+  // This week's partition and the next one exist before the first append; then checked hourly, so a
+  // long-running writer always has next week's. A failure here is not fatal: the default partition
+  // takes what no week partition covers.
+  const makePartitions = async () => {
     const target = await primary.target(Date.now() + writeTimeoutMs);
-    await ensureDayPartitions(target.pool, s, Date.now());
+    await ensurePartitions(target.pool, s, Date.now());
   };
   try {
-    await ensurePartitions();
+    await makePartitions();
   } catch (error) {
     onError?.(error);
   }
   const partitionTimer = setInterval(
-    () => void ensurePartitions().catch((error) => onError?.(error)),
+    () => void makePartitions().catch((error) => onError?.(error)),
     PARTITION_CHECK_MS,
   );
   partitionTimer.unref();

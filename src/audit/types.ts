@@ -87,7 +87,7 @@ export interface AuditStore {
   /** Deletes up to batchSize of the oldest events older than timeMs; returns how many. */
   deleteBefore(timeMs: number, batchSize: number): Promise<number>;
   /**
-   * Removes at once whatever storage holds only events older than timeMs (PostgreSQL: whole day
+   * Removes at once whatever storage holds only events older than timeMs (PostgreSQL: whole week
    * partitions); returns how many events went. deleteBefore then takes the rest in batches.
    */
   dropBefore?(timeMs: number): Promise<number>;
