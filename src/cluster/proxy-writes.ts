@@ -6,11 +6,9 @@ import type { Backend, Condition, Operation } from '../backend/types.js';
 /** Prefixes of records a proxy writes as part of brokering access (and why). */
 const PROXY_WRITABLE = [
   'sessions/', // the live session registry: start, bytes, end, recording upload state
-  'index/sessions/',
   'tickets/', // one-time connection tickets are consumed (deleted) by the proxy that redeems them
   'usage/', // last_used_at of agents and credentials
-  'instances/', // the proxy's own instance lease
-  'locks/', // leases of jobs a proxy may run (uploads of a crashed proxy's spool)
+  'locks/instances/', // the proxy's own instance lease (the auth tier's reaper reads them)
 ];
 
 /** A resource record may only gain its first-use SSH host key pin (and updated_at) from a proxy. */
