@@ -216,6 +216,25 @@ describe('the auth tier seen from a proxy', () => {
     assert.equal(wrong.status, 401);
   });
 
+  test('the console signs in through a proxy: the session cookie from auth authenticates /v1 through the proxy', async () => {
+    const web = (proxies[1] as Gatehouse).webUrl as string;
+    const signIn = await fetch(`${web}/webapi/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-gatehouse-csrf': '1' },
+      body: JSON.stringify({ api_key: ADMIN_KEY }),
+    });
+    assert.equal(signIn.status, 200, await signIn.clone().text());
+    const cookies = signIn.headers.getSetCookie().map((c) => c.split(';')[0]);
+    const access = cookies.find((c) => c.startsWith('__Host-gatehouse_session='));
+    assert.ok(access, `cookies: ${cookies}`);
+    const users = await fetch(`${web}/v1/users`, { headers: { cookie: access, 'x-gatehouse-csrf': '1' } });
+    assert.equal(users.status, 200);
+    const forged = await fetch(`${web}/v1/users`, { headers: { cookie: access } });
+    assert.equal(forged.status, 403, 'negative control: the cookie without the CSRF header is refused');
+    const page = await fetch(`${web}/`);
+    assert.ok(page.status === 200 || page.status === 503, 'the console page is the proxy’s own (built or not)');
+  });
+
   test('the internal API answers only the cluster token, and a proxy writes only what proxies own', async () => {
     assert.equal((await internal('get', { args: ['roles/'] }, null)).status, 401, 'no token');
     assert.equal((await internal('get', { args: ['roles/'] }, 'z'.repeat(40))).status, 401, 'wrong token');

@@ -1,76 +1,103 @@
 // A proxy-only instance's /v1 (and the console's /webapi/session): forwarded to the auth tier with
-// health-checked round robin (cluster/auth-client.ts). The caller's address travels in
-// X-Forwarded-For with the cluster token, which is what makes auth believe it; the proxy itself
-// believes a client's X-Forwarded-For only from trusted_proxies (Fastify's trustProxy). A request
-// whose connection was refused goes to the next auth server (nothing was sent); one that failed
-// later is retried only when its method is idempotent, so a POST is never applied twice.
-import replyFrom from '@fastify/reply-from';
+// health-checked round robin (cluster/auth-client.ts), over undici's pooled keep-alive connections.
+// The caller's address travels in X-Forwarded-For with the cluster token, which is what makes auth
+// believe it; the proxy itself believes a client's X-Forwarded-For only from trusted_proxies
+// (Fastify's trustProxy). A request whose connection was refused goes to the next auth server
+// (nothing was sent); one that failed later is resent only when its method is idempotent, so a POST
+// is never applied twice. Answers with a known small length are passed on whole (cheaper than a
+// stream for the common JSON answer); the rest (NDJSON export, recordings) stream with backpressure.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Agent } from 'undici';
 import { type AuthPool, CLUSTER_TOKEN_HEADER, connectionFailure } from '../cluster/auth-client.js';
 import { GatehouseError } from '../lib/errors.js';
-import { sendProblem } from './plugins/error-handler.js';
 
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE']);
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
-/** Hop-by-hop and proxy-set headers a client may not pass through (auth trusts them from us only). */
-const STRIPPED = ['x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-host', 'forwarded', CLUSTER_TOKEN_HEADER];
+/** Hop-by-hop headers (RFC 9110 §7.6.1) and what only this proxy may tell auth. */
+const REQUEST_DROPPED = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'host',
+  'content-length',
+  'x-forwarded-for',
+  'x-forwarded-proto',
+  'x-forwarded-host',
+  'forwarded',
+  CLUSTER_TOKEN_HEADER,
+]);
+const RESPONSE_DROPPED = new Set(['connection', 'keep-alive', 'transfer-encoding', 'trailer', 'upgrade']);
+const WHOLE_MAX = 256 * 1024;
 
 export async function forwardToAuth(
   app: FastifyInstance,
   pool: AuthPool,
   opts: { tls: boolean; bodyLimit: number },
 ): Promise<void> {
+  const agent = new Agent({ connections: 128, keepAliveTimeout: 30_000, headersTimeout: 60_000, bodyTimeout: 0 });
+  app.addHook('onClose', async () => agent.close());
+  const proto = opts.tls ? 'https' : 'http';
+
   await app.register(async (scope) => {
-    await scope.register(replyFrom, { undici: { connections: 64, pipelining: 1 }, disableRequestLogging: true });
     // The body is passed on as received (the auth tier parses and validates it), bounded as on auth.
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: opts.bodyLimit }, (_req, body, done) =>
       done(null, body),
     );
 
-    const forward = (request: FastifyRequest, reply: FastifyReply, attempt: number): void => {
-      const base = pool.pick();
-      const body = request.body as Buffer | undefined;
-      reply.from(undefined, {
-        getUpstream: () => base,
-        ...(body && request.method !== 'GET' && request.method !== 'HEAD'
-          ? { body, contentType: request.headers['content-type'] ?? 'application/octet-stream' }
-          : {}),
-        rewriteRequestHeaders: (req, headers) => {
-          const out: Record<string, string | string[] | undefined> = { ...headers };
-          for (const h of STRIPPED) delete out[h];
-          out['x-forwarded-for'] = req.ip;
-          out['x-forwarded-proto'] = opts.tls ? 'https' : 'http';
-          out[CLUSTER_TOKEN_HEADER] = pool.token;
-          return out as typeof headers;
-        },
-        onError: (r0, { error }) => {
-          const r = r0 as unknown as FastifyReply;
-          const cause = (error as { cause?: unknown }).cause ?? error;
-          if (connectionFailure(cause) || connectionFailure(error)) {
-            pool.markDown(base);
-            const refused = (cause as { code?: string }).code === 'ECONNREFUSED';
-            if (attempt + 1 < pool.servers().length && (refused || IDEMPOTENT.has(request.method))) {
-              forward(request, r, attempt + 1);
-              return;
-            }
-          }
-          request.log.warn({ err: error, auth: base }, 'forwarding to the auth tier failed');
-          sendProblem(
-            r,
-            request,
-            new GatehouseError('unavailable', 'no auth server answered this request; retry', {
-              headers: { 'retry-after': '1' },
-            }),
-          );
-        },
-      });
+    const headersFor = (request: FastifyRequest): Record<string, string | string[]> => {
+      const out: Record<string, string | string[]> = {};
+      for (const [name, value] of Object.entries(request.headers)) {
+        if (value !== undefined && !REQUEST_DROPPED.has(name)) out[name] = value;
+      }
+      out['x-forwarded-for'] = request.ip;
+      out['x-forwarded-proto'] = proto;
+      out[CLUSTER_TOKEN_HEADER] = pool.token;
+      return out;
     };
 
-    const handler = (request: FastifyRequest, reply: FastifyReply) => {
-      forward(request, reply, 0);
-      return reply;
-    };
+    async function handler(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+      const body =
+        request.method === 'GET' || request.method === 'HEAD' ? undefined : (request.body as Buffer | undefined);
+      const headers = headersFor(request);
+      const tries = pool.servers().length;
+      for (let attempt = 0; ; attempt++) {
+        const base = pool.pick();
+        try {
+          const res = await agent.request({
+            origin: base,
+            path: request.url,
+            method: request.method as (typeof METHODS)[number],
+            headers,
+            ...(body ? { body } : {}),
+          });
+          reply.code(res.statusCode);
+          for (const [name, value] of Object.entries(res.headers)) {
+            if (value !== undefined && !RESPONSE_DROPPED.has(name)) reply.header(name, value);
+          }
+          const length = Number(res.headers['content-length']);
+          if (Number.isFinite(length) && length <= WHOLE_MAX)
+            return reply.send(Buffer.from(await res.body.arrayBuffer()));
+          // A client that goes away stops the upstream read too.
+          request.raw.once('close', () => res.body.destroy());
+          return reply.send(res.body);
+        } catch (error) {
+          if (!connectionFailure(error)) throw error;
+          pool.markDown(base);
+          const refused = (error as { code?: string }).code === 'ECONNREFUSED';
+          if (attempt + 1 < tries && (refused || IDEMPOTENT.has(request.method))) continue;
+          request.log.warn({ err: error, auth: base }, 'forwarding to the auth tier failed');
+          throw new GatehouseError('unavailable', 'no auth server answered this request; retry', {
+            headers: { 'retry-after': '1' },
+          });
+        }
+      }
+    }
+
     for (const url of ['/v1/*', '/webapi/session', '/webapi/session/*']) {
       scope.route({ method: [...METHODS], url, handler });
     }
