@@ -59,6 +59,8 @@ interface Topology {
   url: string;
   token: string;
   pids: () => number[];
+  /** The same processes by kind, for the breakdown of CPU per request. */
+  groups?: Record<string, () => number[]>;
 }
 
 async function seed(t: Topology): Promise<void> {
@@ -73,15 +75,23 @@ async function seed(t: Topology): Promise<void> {
   }
 }
 
-async function load(t: Topology, opts: autocannon.Options): Promise<{ rps: number; cpuUs: number }> {
+async function load(
+  t: Topology,
+  opts: autocannon.Options,
+): Promise<{ rps: number; cpuUs: number; byGroup: Record<string, number> }> {
   const pids = t.pids();
+  const groups = Object.entries(t.groups ?? {}).map(([name, of]) => ({ name, pids: of() }));
   const before = cpuSeconds(pids);
+  const groupsBefore = groups.map((g) => cpuSeconds(g.pids));
   const result = await autocannon({ connections: 50, duration: SECONDS, ...opts });
   const cpu = cpuSeconds(pids) - before;
   const ok = result['2xx'];
   if (result.non2xx > 0 || result.errors > 0)
     console.log(`  (${t.name}: ${result.non2xx} non-2xx, ${result.errors} errors)`);
-  return { rps: ok / SECONDS, cpuUs: (cpu / Math.max(ok, 1)) * 1e6 };
+  const byGroup = Object.fromEntries(
+    groups.map((g, i) => [g.name, ((cpuSeconds(g.pids) - (groupsBefore[i] ?? 0)) / Math.max(ok, 1)) * 1e6]),
+  );
+  return { rps: ok / SECONDS, cpuUs: (cpu / Math.max(ok, 1)) * 1e6, byGroup };
 }
 
 async function main(): Promise<void> {
@@ -151,6 +161,12 @@ async function main(): Promise<void> {
           ...pidsOf('gatehouse-etcd-'),
           ...pidsOf('gatehouse-haproxy-'),
         ],
+        groups: {
+          haproxy: () => pidsOf('gatehouse-haproxy-'),
+          proxies: () => gatehousePids(proxies),
+          auth: () => gatehousePids(auth),
+          etcd: () => pidsOf('gatehouse-etcd-'),
+        },
       },
     ];
     for (const t of topologies) await seed(t);
@@ -169,6 +185,7 @@ async function main(): Promise<void> {
         });
         note(t.name, 'read rps', read.rps);
         note(t.name, 'read cpu µs', read.cpuUs);
+        for (const [g, us] of Object.entries(read.byGroup)) note(t.name, `  read cpu µs: ${g}`, us);
         const login = await load(t, {
           url: `${t.url}/v1/auth/token`,
           method: 'POST',
@@ -205,6 +222,12 @@ async function main(): Promise<void> {
         `${what.padEnd(22)}${s.toFixed(0).padStart(8)}${c.toFixed(0).padStart(12)}${(c / s).toFixed(2).padStart(14)}`,
       );
     }
+    console.log(
+      `  read cpu µs per request by process kind (cluster): ${Object.keys(table.cluster ?? {})
+        .filter((k) => k.startsWith('  read cpu µs: '))
+        .map((k) => `${k.slice('  read cpu µs: '.length)} ${m('cluster', k).toFixed(0)}`)
+        .join(', ')}`,
+    );
     const cpuRatio = m('cluster', 'read cpu µs') / m('single', 'read cpu µs');
     console.log(
       `\nrevocation propagation proxy A → proxy B (${TRIALS} trials): p50 ${pct(0.5).toFixed(1)} ms, p99 ${pct(0.99).toFixed(1)} ms (target p99 < 1000 ms: ${pct(0.99) < 1000 ? 'met' : 'NOT met'})`,
