@@ -224,7 +224,7 @@ describe('the auth tier seen from a proxy', () => {
       body: JSON.stringify({ api_key: ADMIN_KEY }),
     });
     assert.equal(signIn.status, 200, await signIn.clone().text());
-    const cookies = signIn.headers.getSetCookie().map((c) => c.split(';')[0]);
+    const cookies = signIn.headers.getSetCookie().map((c) => c.split(';')[0] ?? '');
     const access = cookies.find((c) => c.startsWith('__Host-gatehouse_session='));
     assert.ok(access, `cookies: ${cookies}`);
     const users = await fetch(`${web}/v1/users`, { headers: { cookie: access, 'x-gatehouse-csrf': '1' } });
