@@ -139,8 +139,13 @@ if (requireSshd('a proxy killed mid-session')) {
         });
       const onA = ssh(portA, 'echo on-proxy-$((20+1)); sleep 60');
       const onB = ssh(portB, 'echo on-proxy-$((20+2)); sleep 60');
-      const idA = await sessionOf('on-proxy-$((20+1))');
-      const idB = await sessionOf('on-proxy-$((20+2))');
+      // A client that ends before its session shows up says why, rather than a bare timeout.
+      const endedFirst = (run: typeof onA, which: string) =>
+        run.then((r) => {
+          throw new Error(`the ssh client through ${which} ended first (${r.code}): ${r.stderr.slice(-500)}`);
+        });
+      const idA = await Promise.race([sessionOf('on-proxy-$((20+1))'), endedFirst(onA, 'proxy A')]);
+      const idB = await Promise.race([sessionOf('on-proxy-$((20+2))'), endedFirst(onB, 'proxy B')]);
       // What the user sees was handed to the proxy's spool writer before it was forwarded; once the
       // client has the echo, half a second lets that write land (the page cache survives SIGKILL).
       await until('the echo at the client', async () => (seen.has('on-proxy-21') ? true : undefined), 30_000);

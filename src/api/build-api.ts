@@ -14,7 +14,7 @@ import { agentRoutes, jwksRoute } from './agents/agents.routes.js';
 import type { App } from './app-types.js';
 import { auditRoutes } from './audit/audit.routes.js';
 import { type ConnectionLimits, closeInBoundedTime, limitConnections, timeoutOptions } from './connection-limits.js';
-import { forwardToAuth } from './forward.js';
+import { forwardToAuth, localReadsOnly } from './forward.js';
 import { healthRoutes, pingRoute } from './health/health.routes.js';
 import { internalRoutes } from './internal/internal.routes.js';
 import { installJsonBodyParser } from './json-body.js';
@@ -67,6 +67,24 @@ export interface ApiOptions {
   cluster?: { token: string; backend: Backend; audit: AuditStore };
   /** Web listener: peers (load balancers) whose X-Forwarded-For is believed. */
   trustedProxies?: string[];
+}
+
+/** The /v1 routes over cluster state (the audit routes aside: they read the audit store). */
+function registerApiRoutes(scoped: App, services: Services): void {
+  tokenRoutes(scoped, services);
+  userRoutes(scoped, services);
+  roleRoutes(scoped, services);
+  resourceRoutes(scoped, services);
+  agentRoutes(scoped, services);
+  sshKeyRoutes(scoped, services);
+  jwksRoute(scoped, services);
+  webhookRoutes(scoped, services);
+  sessionRoutes(scoped, {
+    sessionService: services.sessions,
+    sshEndpoint: services.sshEndpoint,
+    dbEndpoint: services.dbEndpoint,
+  });
+  sshCaRoutes(scoped, services);
 }
 
 export async function buildApi(services: Services, opts: ApiOptions): Promise<{ app: App; routes: RegisteredRoute[] }> {
@@ -144,13 +162,26 @@ export async function buildApi(services: Services, opts: ApiOptions): Promise<{ 
       pingRoute(web as unknown as App, opts);
       consolePageRoutes(web, {});
     });
-    await forwardToAuth(app, opts.forwardTo, { tls: opts.https !== undefined, bodyLimit: BODY_LIMIT });
+    // Reads of cluster state are answered from this proxy's own cache (fed by auth's watch), as
+    // Teleport's caching proxies do; everything else goes to the auth tier.
+    app.addHook('onRequest', cookieAuthenticationHook);
+    await app.register(async (api) => {
+      const scoped = localReadsOnly(api as unknown as App);
+      installSecurity(scoped, { tokens: services.tokens, audit: services.audit });
+      installAgentRateLimit(scoped, services);
+      registerApiRoutes(scoped, services);
+    });
+    await forwardToAuth(app, opts.forwardTo, {
+      tls: opts.https !== undefined,
+      bodyLimit: BODY_LIMIT,
+      awaitRevision: (revision) => services.state.cache.waitFor(revision),
+    });
     await app.ready();
     return { app, routes };
   }
   await registerOpenApi(app, opts.version);
   if (opts.cluster) {
-    installClusterPeer(app, opts.cluster.token);
+    installClusterPeer(app, opts.cluster.token, () => services.state.cache.revision);
     internalRoutes(app, opts.cluster);
   }
 
@@ -161,20 +192,7 @@ export async function buildApi(services: Services, opts: ApiOptions): Promise<{ 
     const scoped = api as unknown as App;
     installSecurity(scoped, { tokens: services.tokens, audit: services.audit });
     installAgentRateLimit(scoped, services);
-    tokenRoutes(scoped, services);
-    userRoutes(scoped, services);
-    roleRoutes(scoped, services);
-    resourceRoutes(scoped, services);
-    agentRoutes(scoped, services);
-    sshKeyRoutes(scoped, services);
-    jwksRoute(scoped, services);
-    webhookRoutes(scoped, services);
-    sessionRoutes(scoped, {
-      sessionService: services.sessions,
-      sshEndpoint: services.sshEndpoint,
-      dbEndpoint: services.dbEndpoint,
-    });
-    sshCaRoutes(scoped, services);
+    registerApiRoutes(scoped, services);
     auditRoutes(scoped, services);
     if (opts.listener === 'auth') {
       healthRoutes(scoped, { checks: services.readiness });

@@ -10,6 +10,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Agent } from 'undici';
 import { type AuthPool, CLUSTER_TOKEN_HEADER, connectionFailure } from '../cluster/auth-client.js';
 import { GatehouseError } from '../lib/errors.js';
+import { REVISION_HEADER } from './plugins/cluster-peer.js';
 
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE']);
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
@@ -33,10 +34,71 @@ const REQUEST_DROPPED = new Set([
 const RESPONSE_DROPPED = new Set(['connection', 'keep-alive', 'transfer-encoding', 'trailer', 'upgrade']);
 const WHOLE_MAX = 256 * 1024;
 
+/**
+ * The reads a proxy answers from its own state cache: lists and records of cluster state. Not the
+ * ones that write (a kubeconfig issues a token), read the audit store, or stream a recording.
+ */
+const LOCAL_READS = new Set([
+  '/v1/users',
+  '/v1/users/:id',
+  '/v1/users/:id/api-keys',
+  '/v1/users/:id/ssh-keys',
+  '/v1/roles',
+  '/v1/roles/:id',
+  '/v1/resources',
+  '/v1/databases',
+  '/v1/servers',
+  '/v1/apps',
+  '/v1/resources/:id',
+  '/v1/agents',
+  '/v1/agents/:id',
+  '/v1/agents/:id/credentials',
+  '/v1/agents/:id/delegations',
+  '/v1/agents/:id/ssh-keys',
+  '/v1/webhooks',
+  '/v1/webhooks/:id',
+  '/v1/webhooks/:id/deliveries',
+  '/v1/sessions',
+  '/v1/sessions/:id',
+  '/v1/auth/ssh-ca',
+  '/.well-known/jwks.json',
+]);
+
+/**
+ * The API's route modules, registering only LOCAL_READS: every other route of the same modules is
+ * left to the forwarding routes (find-my-way routes per method, so GET /v1/users is answered here
+ * and POST /v1/users goes to the auth tier).
+ */
+export function localReadsOnly<T extends object>(app: T): T {
+  const skip: T = new Proxy(app, {
+    get(target, prop, receiver) {
+      const call = (name: string, ...args: unknown[]) =>
+        (target as unknown as Record<string, (...a: unknown[]) => unknown>)[name]?.(...args);
+      if (prop === 'get') {
+        return (url: string, ...rest: unknown[]) => {
+          if (LOCAL_READS.has(url)) call('get', url, ...rest);
+          return skip;
+        };
+      }
+      if (['post', 'put', 'patch', 'delete', 'head', 'options', 'all'].includes(String(prop))) return () => skip;
+      if (prop === 'route') {
+        return (o: { method: string | string[]; url: string }) => {
+          const methods = Array.isArray(o.method) ? o.method : [o.method];
+          if (methods.every((m) => m === 'GET' || m === 'HEAD') && LOCAL_READS.has(o.url)) call('route', o);
+          return skip;
+        };
+      }
+      const value = Reflect.get(target, prop, receiver);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  return skip;
+}
+
 export async function forwardToAuth(
   app: FastifyInstance,
   pool: AuthPool,
-  opts: { tls: boolean; bodyLimit: number },
+  opts: { tls: boolean; bodyLimit: number; awaitRevision?: (revision: number) => Promise<void> },
 ): Promise<void> {
   const agent = new Agent({ connections: 128, keepAliveTimeout: 30_000, headersTimeout: 60_000, bodyTimeout: 0 });
   app.addHook('onClose', async () => agent.close());
@@ -75,6 +137,12 @@ export async function forwardToAuth(
             headers,
             ...(body ? { body } : {}),
           });
+          // Read-your-writes through this proxy: its cache catches up with what auth had seen
+          // (bounded; after that the answer goes out and the cache follows within the watch's delay).
+          const revision = Number(res.headers[REVISION_HEADER]);
+          if (opts.awaitRevision && request.method !== 'GET' && Number.isFinite(revision)) {
+            await Promise.race([opts.awaitRevision(revision), new Promise((r) => setTimeout(r, 2000).unref())]);
+          }
           reply.code(res.statusCode);
           for (const [name, value] of Object.entries(res.headers)) {
             if (value !== undefined && !RESPONSE_DROPPED.has(name)) reply.header(name, value);
@@ -98,7 +166,7 @@ export async function forwardToAuth(
       }
     }
 
-    for (const url of ['/v1/*', '/webapi/session', '/webapi/session/*']) {
+    for (const url of ['/v1/*', '/.well-known/*', '/webapi/session', '/webapi/session/*']) {
       scope.route({ method: [...METHODS], url, handler });
     }
   });

@@ -8,7 +8,14 @@ import type { FastifyInstance } from 'fastify';
 import { CLUSTER_TOKEN_HEADER, clusterTokenMatches } from '../../cluster/auth-client.js';
 import { GatehouseError } from '../../lib/errors.js';
 
-export function installClusterPeer(app: FastifyInstance, token: string): void {
+/** The state revision this instance had seen when it answered (a proxy waits for it: read-your-writes). */
+export const REVISION_HEADER = 'x-gatehouse-revision';
+
+export function installClusterPeer(app: FastifyInstance, token: string, revision: () => number): void {
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (request.headers[CLUSTER_TOKEN_HEADER] !== undefined) reply.header(REVISION_HEADER, String(revision()));
+    done(null, payload);
+  });
   app.addHook('onRequest', (request, _reply, done) => {
     const presented = request.headers[CLUSTER_TOKEN_HEADER];
     if (presented === undefined) return done();
