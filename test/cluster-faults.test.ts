@@ -170,6 +170,15 @@ describe('the auth tier under faults', () => {
         const read = await api(i.authUrl, 'GET', `/v1/users/${made.id}`, { token });
         assert.equal(read.status, 200, `an authenticated read from the cache: ${read.text}`);
       }
+      // Through the proxy: reads from its own cache go on, writes are the auth tier's 503.
+      const viaProxy = await api(proxy.webUrl, 'GET', `/v1/users/${made.id}`, { token });
+      assert.equal(viaProxy.status, 200, viaProxy.text);
+      const writeViaProxy = await api(proxy.webUrl, 'POST', '/v1/users', {
+        token,
+        body: { name: 'during-outage-2', roles: [] },
+      });
+      assert.equal(writeViaProxy.status, 503, writeViaProxy.text);
+      assert.equal(writeViaProxy.json.code, 'state_unavailable');
     } finally {
       await Promise.all([m1?.start(), m2?.start()]);
     }
@@ -184,5 +193,7 @@ describe('the auth tier under faults', () => {
     assert.equal(back.status, 201);
     const none = await api(a.authUrl, 'GET', '/v1/users?name=during-outage', { token });
     assert.equal(none.json.pagination.total, 0, 'the refused write did not happen');
+    const none2 = await api(a.authUrl, 'GET', '/v1/users?name=during-outage-2', { token });
+    assert.equal(none2.json.pagination.total, 0, 'nor the one through the proxy');
   });
 });

@@ -235,6 +235,22 @@ describe('the auth tier seen from a proxy', () => {
     assert.ok(page.status === 200 || page.status === 503, 'the console page is the proxy’s own (built or not)');
   });
 
+  test('read-your-writes through a proxy: what a forwarded write made is there for the next read from its cache', async () => {
+    const web = (proxies[1] as Gatehouse).webUrl as string;
+    for (let i = 0; i < 40; i++) {
+      const made = await api(web, 'POST', '/v1/roles', {
+        token: auth.adminToken,
+        body: { name: `ryw-${i}`, allow: { rules: [{ resources: ['roles'], verbs: ['read'] }] } },
+      });
+      assert.equal(made.status, 201, made.text);
+      const read = await api(web, 'GET', `/v1/roles/${made.json.id}`, { token: auth.adminToken });
+      assert.equal(read.status, 200, `round ${i}: ${read.text}`);
+      const gone = await api(web, 'DELETE', `/v1/roles/${made.json.id}`, { token: auth.adminToken });
+      assert.equal(gone.status, 204, gone.text);
+      assert.equal((await api(web, 'GET', `/v1/roles/${made.json.id}`, { token: auth.adminToken })).status, 404);
+    }
+  });
+
   test('the internal API answers only the cluster token, and a proxy writes only what proxies own', async () => {
     assert.equal((await internal('get', { args: ['roles/'] }, null)).status, 401, 'no token');
     assert.equal((await internal('get', { args: ['roles/'] }, 'z'.repeat(40))).status, 401, 'wrong token');
