@@ -31,7 +31,14 @@ const REQUEST_DROPPED = new Set([
   'forwarded',
   CLUSTER_TOKEN_HEADER,
 ]);
-const RESPONSE_DROPPED = new Set(['connection', 'keep-alive', 'transfer-encoding', 'trailer', 'upgrade']);
+const RESPONSE_DROPPED = new Set([
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'trailer',
+  'upgrade',
+  REVISION_HEADER,
+]);
 const WHOLE_MAX = 256 * 1024;
 
 /**

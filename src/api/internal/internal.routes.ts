@@ -139,6 +139,12 @@ export function internalRoutes(
           if (watcher) send({ events, revision });
           else pending.push(JSON.stringify({ events, revision }));
         });
+        // The proxy may have gone while the snapshot was taken: nothing to stream to.
+        if (request.raw.destroyed) {
+          watcher.stop();
+          reply.hijack();
+          return;
+        }
         reply.hijack();
         raw.writeHead(200, { 'content-type': 'application/x-ndjson', 'cache-control': 'no-store' });
         send({ initial: watcher.initial, revision: watcher.revision });
