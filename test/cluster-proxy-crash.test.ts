@@ -3,7 +3,8 @@
 // Redis and S3 recordings, with the real OpenSSH
 // client and sshd. The auth tier ends the dead proxy's session (proxy_lost) within the stated bound
 // (instance lease 15 s + two reaper passes 5 s apart), the session on the other proxy is untouched, and the
-// recording of the lost session is uploaded when that proxy starts again on its data dir.
+// recording of the lost session is uploaded when that proxy starts again on its data dir; then a
+// DELETE /v1/sessions/{id} sent to that proxy ends the session the other one holds, confirmed.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -176,7 +177,7 @@ if (requireSshd('a proxy killed mid-session')) {
       assert.equal((await onA).code === 0, false, 'the killed proxy’s client lost its connection');
 
       // The proxy comes back on its data dir: the recording it kept in its spool is uploaded.
-      await startProxy('proxy-a', portA);
+      const restarted = await startProxy('proxy-a', portA);
       const cast = await until(
         'the lost session’s recording',
         async () => {
@@ -191,9 +192,13 @@ if (requireSshd('a proxy killed mid-session')) {
       });
       assert.equal(endEvents.json.events.length, 1, 'the restart does not end it a second time');
 
-      const del = await api(auth.url, 'DELETE', `/v1/sessions/${idB}`, { token: auth.adminToken });
-      assert.ok(del.status < 300, del.text);
-      await onB;
+      // DELETE sent to proxy A (forwarded to auth) ends the session proxy B holds, confirmed through Redis.
+      const del = await api(restarted.webUrl, 'DELETE', `/v1/sessions/${idB}`, { token: auth.adminToken });
+      assert.equal(del.status, 200, del.text);
+      assert.equal(del.json.confirmed_ended, true, 'proxy B confirmed it ended the session');
+      const b = await onB;
+      assert.notEqual(b.code, 0);
+      assert.match(b.stderr, /session terminated/);
     });
   });
 }
