@@ -385,5 +385,10 @@ describe('the auth tier seen from a proxy', () => {
     const pin = { key: 'ssh-ed25519 AAAA', fingerprint: 'SHA256:x', pinned: 'first_use', pinned_at: record.created_at };
     const pinned = await write({ ...record, ssh_host_key: pin });
     assert.equal(pinned.status, 200, 'positive control: the first pin');
+    // A second proxy racing to pin the same server, from the revision it had read: the store's own
+    // compare_failed (so it reads the pin and compares), not a refusal that fails its connection.
+    const raced = await write({ ...record, ssh_host_key: { ...pin, key: 'ssh-ed25519 BBBB' } });
+    assert.equal(raced.status, 409, await raced.clone().text());
+    assert.equal(((await raced.json()) as { backend_error: string }).backend_error, 'compare_failed');
   });
 });

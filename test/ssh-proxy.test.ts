@@ -274,8 +274,12 @@ if (requireSshd('SSH proxy')) {
         extraArgs: ['-o', 'ExitOnForwardFailure=yes', '-W', `127.0.0.1:${sshd.port}`],
       });
       assert.notEqual(run.code, 0);
-      const rejected = await events('session.rejected');
-      assert.ok(rejected.some((e) => /port forwarding/.test(String(e.data.reason))));
+      // The refusal's event is written as the channel is refused; the client may exit first.
+      await until('the session.rejected event', async () =>
+        (await events('session.rejected')).some((e) => /port forwarding/.test(String(e.data.reason)))
+          ? true
+          : undefined,
+      );
     });
 
     test('sessions API: 404 for an unknown id, own sessions only without recordings:read', async () => {

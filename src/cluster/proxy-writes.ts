@@ -38,8 +38,11 @@ export async function refusedProxyWrite(
     if (PROXY_WRITABLE.some((p) => op.key.startsWith(p))) continue;
     if (op.type === 'put' && /^resources\/[^/]+$/.test(op.key)) {
       const current = await backend.get(op.key);
-      const pinned = conditions.some((c) => c.key === op.key && 'revision' in c && c.revision === current?.revision);
-      if (current && pinned && onlyPinChanged(current.value, op.value)) continue;
+      const expected = conditions.find((c) => c.key === op.key && 'revision' in c) as { revision: number } | undefined;
+      // Conditional on an older revision: the store itself refuses it (compare_failed), and the proxy
+      // must hear that — another proxy pinned first — to read the pin and compare, not a 403.
+      if (current && expected && expected.revision !== current.revision) continue;
+      if (current && expected && onlyPinChanged(current.value, op.value)) continue;
     }
     return op.key;
   }

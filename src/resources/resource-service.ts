@@ -370,8 +370,13 @@ export function createResourceService(deps: {
         try {
           await state.replace(item.key, item.revision, next);
         } catch (error) {
-          // Another connection pinned (or the record changed) meanwhile: read it again and compare.
-          if (error instanceof BackendError && attempt < 4) continue;
+          // Another connection pinned (or the record changed) meanwhile: read it again and compare,
+          // once this instance's cache has had time to receive it (a proxy's cache follows auth's
+          // watch, a few milliseconds behind the store).
+          if (error instanceof BackendError && attempt < 6) {
+            await new Promise((r) => setTimeout(r, 20 * 2 ** attempt));
+            continue;
+          }
           throw error;
         }
         await audit.record({
