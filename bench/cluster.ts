@@ -194,6 +194,7 @@ async function main(): Promise<void> {
         });
         note(t.name, 'login rps', login.rps);
         note(t.name, 'login cpu µs', login.cpuUs);
+        for (const [g, us] of Object.entries(login.byGroup)) note(t.name, `  login cpu µs: ${g}`, us);
       }
     }
 
@@ -222,12 +223,15 @@ async function main(): Promise<void> {
         `${what.padEnd(22)}${s.toFixed(0).padStart(8)}${c.toFixed(0).padStart(12)}${(c / s).toFixed(2).padStart(14)}`,
       );
     }
-    console.log(
-      `  read cpu µs per request by process kind (cluster): ${Object.keys(table.cluster ?? {})
-        .filter((k) => k.startsWith('  read cpu µs: '))
-        .map((k) => `${k.slice('  read cpu µs: '.length)} ${m('cluster', k).toFixed(0)}`)
-        .join(', ')}`,
-    );
+    for (const what of ['read', 'login']) {
+      const prefix = `  ${what} cpu µs: `;
+      console.log(
+        `  ${what} cpu µs per request by process kind (cluster): ${Object.keys(table.cluster ?? {})
+          .filter((k) => k.startsWith(prefix))
+          .map((k) => `${k.slice(prefix.length)} ${m('cluster', k).toFixed(0)}`)
+          .join(', ')}`,
+      );
+    }
     const cpuRatio = m('cluster', 'read cpu µs') / m('single', 'read cpu µs');
     console.log(
       `\nrevocation propagation proxy A → proxy B (${TRIALS} trials): p50 ${pct(0.5).toFixed(1)} ms, p99 ${pct(0.99).toFixed(1)} ms (target p99 < 1000 ms: ${pct(0.99) < 1000 ? 'met' : 'NOT met'})`,
