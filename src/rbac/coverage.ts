@@ -194,6 +194,7 @@ function gapsAgainst(caller: Grant, target: Grant): string[] {
     if (co.recordInput && !to.recordInput) gaps.push('option record_input: true');
     if (!co.portForwarding && to.portForwarding) gaps.push('option port_forwarding');
     if (co.dbReadOnly && !to.dbReadOnly) gaps.push('option db_read_only: true');
+    if (co.dbRecordParameters && !to.dbRecordParameters) gaps.push('option db_record_parameters: true');
   }
   return gaps;
 }

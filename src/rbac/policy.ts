@@ -13,6 +13,8 @@ export interface SessionOptions {
   portForwarding: boolean;
   /** Database sessions are read-only (role option db_read_only). */
   dbReadOnly: boolean;
+  /** db.query events carry bind parameters (role option db_record_parameters). */
+  dbRecordParameters: boolean;
 }
 
 /** The "as whom" lists of a role (DESIGN.md §4): values may use `*` globs and trait templates. */
@@ -83,6 +85,7 @@ export function combineOptions(all: ReadonlyArray<RoleOptions | undefined>): Ses
     recordInput: all.some((o) => o?.record_input === true),
     portForwarding: all.some((o) => o?.port_forwarding === true) && !all.some((o) => o?.port_forwarding === false),
     dbReadOnly: all.some((o) => o?.db_read_only === true),
+    dbRecordParameters: all.some((o) => o?.db_record_parameters === true),
   };
 }
 
@@ -183,6 +186,7 @@ export function intersectPolicies(a: Policy, b: Policy): Policy {
         recordInput: x.recordInput || y.recordInput,
         portForwarding: x.portForwarding && y.portForwarding,
         dbReadOnly: x.dbReadOnly || y.dbReadOnly,
+        dbRecordParameters: x.dbRecordParameters || y.dbRecordParameters,
       };
     },
     kubeRules: () => [...a.kubeRules(), ...b.kubeRules()],

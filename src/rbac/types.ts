@@ -74,6 +74,8 @@ export interface RoleOptions {
   port_forwarding?: boolean;
   /** Database sessions open with default_transaction_read_only=on, which the proxy keeps on. */
   db_read_only?: boolean;
+  /** db.query events carry the bind parameters (they carry data: off unless a role asks). */
+  db_record_parameters?: boolean;
 }
 
 export interface RoleSpec {

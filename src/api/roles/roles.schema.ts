@@ -77,6 +77,12 @@ const Options = Type.Object(
           'Database sessions open with default_transaction_read_only=on; the proxy refuses what would turn it off',
       }),
     ),
+    db_record_parameters: Type.Optional(
+      Type.Boolean({
+        description:
+          "db.query events carry the statement's bind parameters (extended protocol); off by default, since they carry data",
+      }),
+    ),
   },
   { additionalProperties: false },
 );

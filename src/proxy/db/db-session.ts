@@ -75,6 +75,8 @@ export async function runDbSession(ctx: DbSessionContext): Promise<void> {
           ...(s.truncated ? { truncated: true } : {}),
           protocol: s.protocol,
           ...(s.statement ? { statement: s.statement } : {}),
+          ...(s.parameters ? { parameters: s.parameters } : {}),
+          ...(s.parametersTruncated ? { parameters_truncated: true } : {}),
           tags: s.tags,
           rows: s.rows,
           duration_ms: Math.round(s.durationMs * 1000) / 1000,
@@ -90,7 +92,12 @@ export async function runDbSession(ctx: DbSessionContext): Promise<void> {
         resumeClient();
       });
   };
-  const tracker = new StatementTracker(ctx.queryMaxLength, () => performance.now(), onStatement);
+  const tracker = new StatementTracker(
+    ctx.queryMaxLength,
+    () => performance.now(),
+    onStatement,
+    ctx.options.dbRecordParameters,
+  );
   const fromClient = new FrameScanner(tracker.clientWant, tracker.onClientMessage);
   const fromServer = new FrameScanner(tracker.serverWant, tracker.onServerMessage);
 

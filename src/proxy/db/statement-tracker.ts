@@ -11,6 +11,12 @@ export interface StatementOutcome {
   protocol: 'simple' | 'extended';
   /** Statement name for the extended protocol ('' for the unnamed one). */
   statement?: string;
+  /**
+   * Bind parameters, only when a role asks (db_record_parameters): text as sent, binary as `\x` and
+   * hex, NULL as null; cut to the configured length in all (parametersTruncated then says so).
+   */
+  parameters?: Array<string | null>;
+  parametersTruncated?: boolean;
   /** CommandComplete tags, e.g. ['SELECT 3'] (several for a multi-statement simple query). */
   tags: string[];
   /** Rows affected or returned, summed over the tags that carry a count; null when none does. */
@@ -28,6 +34,8 @@ interface Pending {
   truncated: boolean;
   protocol: 'simple' | 'extended';
   statement?: string;
+  parameters?: Array<string | null>;
+  parametersTruncated?: boolean;
   tags: string[];
   error?: { code: string; message: string };
   suspended?: boolean;
@@ -53,9 +61,54 @@ export function rowsOfTag(tag: string): number | null {
   return m ? Number(m[1]) : null;
 }
 
+/**
+ * The parameter values of a Bind message's body, as far as head holds them (head may be a prefix of
+ * a longer message: what it cuts is reported as truncated). Text values are UTF-8; binary ones hex.
+ */
+export function bindParameters(
+  head: Buffer,
+  maxChars: number,
+): { values: Array<string | null>; truncated: boolean } | undefined {
+  const portal = cString(head, 0);
+  let at = cString(head, portal.next).next;
+  const values: Array<string | null> = [];
+  let budget = maxChars;
+  const need = (n: number) => at + n <= head.length;
+  if (!need(2)) return undefined;
+  const formatCount = head.readInt16BE(at);
+  at += 2;
+  if (!need(2 * formatCount + 2)) return undefined;
+  const formats: number[] = [];
+  for (let i = 0; i < formatCount; i++) formats.push(head.readInt16BE(at + 2 * i));
+  at += 2 * formatCount;
+  const count = head.readInt16BE(at);
+  at += 2;
+  for (let i = 0; i < count; i++) {
+    if (!need(4)) return { values, truncated: true };
+    const len = head.readInt32BE(at);
+    at += 4;
+    if (len < 0) {
+      values.push(null);
+      continue;
+    }
+    const binary = (formatCount === 1 ? formats[0] : formats[i]) === 1;
+    const available = head.subarray(at, Math.min(at + len, head.length));
+    let value = binary ? `\\x${available.toString('hex')}` : available.toString('utf8');
+    const cut = available.length < len || value.length > budget;
+    if (value.length > budget) value = value.slice(0, Math.max(0, budget));
+    budget -= value.length;
+    values.push(value);
+    if (cut) return { values, truncated: true };
+    at += len;
+  }
+  return { values, truncated: false };
+}
+
 export class StatementTracker {
   private readonly statements = new Map<string, string>();
   private readonly portals = new Map<string, string>();
+  /** Bind parameters per portal, when recorded. */
+  private readonly portalParameters = new Map<string, { values: Array<string | null>; truncated: boolean }>();
   /** Batches awaiting their ReadyForQuery, oldest first; the last may still be open (no Sync yet). */
   private readonly batches: Batch[] = [];
   private open: Batch | undefined;
@@ -65,6 +118,8 @@ export class StatementTracker {
     private readonly maxText: number,
     private readonly now: () => number,
     private readonly onStatement: (s: StatementOutcome) => void,
+    /** Role option db_record_parameters: keep Bind's values (up to maxText characters in all). */
+    private readonly recordParameters = false,
   ) {}
 
   /** How much of each client message to look at. */
@@ -74,6 +129,7 @@ export class StatementTracker {
       case C('P'):
         return this.maxText + 320; // statement name (≤ 63 bytes in PostgreSQL) and the text
       case C('B'):
+        return this.recordParameters ? this.maxText + 640 : 320;
       case C('E'):
       case C('C'):
         return 320;
@@ -148,6 +204,13 @@ export class StatementTracker {
         const portal = cString(head, 0);
         const statement = cString(head, portal.next).value;
         this.remember(this.portals, portal.value, statement);
+        if (this.recordParameters) {
+          const params = bindParameters(head, this.maxText);
+          if (params) this.portalParameters.set(portal.value, params);
+          else this.portalParameters.delete(portal.value);
+          if (this.portalParameters.size > MAX_NAMES)
+            this.portalParameters.delete(this.portalParameters.keys().next().value as string);
+        }
         this.extendedBatch();
         return;
       }
@@ -155,11 +218,13 @@ export class StatementTracker {
         const portal = cString(head, 0).value;
         const statement = this.portals.get(portal) ?? '';
         const text = this.statements.get(statement) ?? '<unknown statement>';
+        const params = this.recordParameters ? this.portalParameters.get(portal) : undefined;
         this.extendedBatch().statements.push({
           text,
           truncated: text.length >= this.maxText,
           protocol: 'extended',
           statement,
+          ...(params ? { parameters: params.values, parametersTruncated: params.truncated } : {}),
           tags: [],
           done: false,
           startedAt: this.now(),
@@ -261,6 +326,7 @@ export class StatementTracker {
       truncated: s.truncated,
       protocol: s.protocol,
       ...(s.statement === undefined ? {} : { statement: s.statement }),
+      ...(s.parameters ? { parameters: s.parameters, parametersTruncated: s.parametersTruncated === true } : {}),
       tags: s.tags.slice(0, 16),
       rows,
       ...(s.error && !skipped ? { error: s.error } : {}),
