@@ -61,8 +61,8 @@ export function run(env: Record<string, string>, args: string[] = ['start']): Pr
       // The start line lists what this process's roles listen on (an auth-only one has no web).
       const line = /^Gatehouse \S+: (.*)\n/m.exec(out)?.[1];
       if (line === undefined) return;
-      const authUrl = /auth API (http:\/\/[^\s,]+)/.exec(line)?.[1] ?? '';
-      const webUrl = /web (http:\/\/[^\s,]+)/.exec(line)?.[1] ?? '';
+      const authUrl = /auth API (https?:\/\/[^\s,]+)/.exec(line)?.[1] ?? '';
+      const webUrl = /web (https?:\/\/[^\s,]+)/.exec(line)?.[1] ?? '';
       clearTimeout(timer);
       resolve({ child, output: () => out, authUrl, webUrl });
     };

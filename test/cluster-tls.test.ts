@@ -1,0 +1,111 @@
+// A proxy reaching the auth tier over TLS, as off loopback it must: auth serves https with a
+// certificate of the operator's own CA, the proxy trusts that CA through NODE_EXTRA_CA_CERTS, and
+// /v1 through the proxy (forwarded, and read from its cache) works over https end to end. A proxy
+// that does not trust the CA is refused at start, naming the auth tier (the negative control).
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { request } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { type Running, run, stop } from './helpers/process.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'gatehouse-cluster-tls-'));
+const KEY = `tls-bootstrap-${randomBytes(12).toString('hex')}`;
+const TOKEN = `cluster-${randomBytes(16).toString('hex')}`;
+const cert = join(dir, 'tls.crt');
+const key = join(dir, 'tls.key');
+
+function call(url: string, method: string, path: string, body?: unknown, token?: string) {
+  return new Promise<{ status: number; json: Record<string, unknown> }>((resolve, reject) => {
+    const req = request(
+      `${url}${path}`,
+      {
+        method,
+        ca: readFileSync(cert),
+        headers: {
+          ...(body ? { 'content-type': 'application/json' } : {}),
+          ...(token ? { authorization: `Bearer ${token}` } : {}),
+        },
+      },
+      (res) => {
+        let text = '';
+        res.on('data', (d) => {
+          text += d;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, json: text ? JSON.parse(text) : {} }));
+      },
+    );
+    req.on('error', reject);
+    req.end(body ? JSON.stringify(body) : undefined);
+  });
+}
+
+describe('a proxy reaching the auth tier over TLS', () => {
+  let auth: Running;
+  let proxy: Running;
+  const tls = () => ({ GATEHOUSE_TLS_CERT_FILE: cert, GATEHOUSE_TLS_KEY_FILE: key });
+  const proxyEnv = (extra: Record<string, string>) => ({
+    ...tls(),
+    GATEHOUSE_ROLES: 'proxy',
+    GATEHOUSE_DATA_DIR: join(dir, `proxy-${randomBytes(3).toString('hex')}`),
+    GATEHOUSE_AUTH_SERVERS: new URL(auth.authUrl).host,
+    GATEHOUSE_CLUSTER_TOKEN: TOKEN,
+    GATEHOUSE_SEAL_KEY_FILE: join(dir, 'auth', 'webhook-secret.key'),
+    ...extra,
+  });
+
+  before(async () => {
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-keyout',
+        key,
+        '-out',
+        cert,
+        '-days',
+        '1',
+        '-subj',
+        '/CN=127.0.0.1',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1',
+      ],
+      { stdio: 'ignore' },
+    );
+    auth = await run({
+      ...tls(),
+      GATEHOUSE_ROLES: 'auth',
+      GATEHOUSE_DATA_DIR: join(dir, 'auth'),
+      GATEHOUSE_BOOTSTRAP_API_KEY: KEY,
+      GATEHOUSE_CLUSTER_TOKEN: TOKEN,
+    });
+    assert.match(auth.authUrl, /^https:/);
+  });
+  after(async () => {
+    for (const r of [proxy, auth]) if (r && r.child.exitCode === null && r.child.signalCode === null) await stop(r);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('with the CA trusted, /v1 through the proxy works over https: a forwarded login, then a read from its cache', async () => {
+    proxy = await run(proxyEnv({ NODE_EXTRA_CA_CERTS: cert }));
+    assert.match(proxy.webUrl, /^https:/);
+    const login = await call(proxy.webUrl, 'POST', '/v1/auth/token', { api_key: KEY });
+    assert.equal(login.status, 200, JSON.stringify(login.json));
+    const users = await call(proxy.webUrl, 'GET', '/v1/users', undefined, login.json.access_token as string);
+    assert.equal(users.status, 200);
+    assert.ok((users.json.users as unknown[]).length >= 1);
+  });
+
+  test('a proxy that does not trust the auth tier’s certificate is refused at start, naming it', async () => {
+    await assert.rejects(run(proxyEnv({})), (e: Error) => /cannot reach the auth tier/.test(e.message));
+  });
+});
