@@ -26,6 +26,7 @@ import pg from 'pg';
 import { openPostgresAuditStore } from '../src/audit/postgres.js';
 import { openSqliteAuditStore } from '../src/audit/sqlite.js';
 import type { AuditEvent, AuditQuery, AuditStore } from '../src/audit/types.js';
+import { ACTORS, actorId, TYPES } from './event-mix.js';
 import { intEnv, median } from './stats.js';
 
 const SECONDS = intEnv('BENCH_SECONDS', 10, 1);
@@ -50,28 +51,6 @@ const P99_TARGET_MS = 50;
 
 // ---- events ------------------------------------------------------------------------------------
 
-// Roughly the mix of a busy deployment: token traffic dominates.
-const TYPES: Array<[string, number]> = [
-  ['auth.token.issued', 30],
-  ['auth.token.refreshed', 12],
-  ['auth.token.revoked', 2],
-  ['auth.login.failed', 5],
-  ['auth.refresh.reused', 0.2],
-  ['auth.login.throttled', 0.8],
-  ['session.start', 10],
-  ['session.end', 10],
-  ['session.rejected', 2],
-  ['access.allowed', 10],
-  ['access.denied', 4],
-  ['recording.uploaded', 8],
-  ['user.created', 1],
-  ['user.api_key.created', 1],
-  ['role.updated', 1],
-  ['resource.created', 1],
-  ['agent.credentials.issued', 2],
-];
-const ACTORS = 100; // actor i is chosen with weight 1/(i+1) (Zipf): the busiest has ~19% of events
-
 function cumulative(weights: number[]): number[] {
   const total = weights.reduce((a, b) => a + b, 0);
   let acc = 0;
@@ -92,8 +71,6 @@ const pickIndex = (cdf: number[], r: number) => {
   }
   return lo;
 };
-const actorId = (i: number) =>
-  i % 5 === 4 ? `agent_${String(i).padStart(12, '0')}` : `user_${String(i).padStart(13, '0')}`;
 
 let seq = 0;
 const runId = randomBytes(4).toString('hex');

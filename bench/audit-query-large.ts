@@ -25,6 +25,7 @@ import { auditMigrations, PARTITION_MS } from '../src/audit/pg-schema.js';
 import { openPostgresAuditStore } from '../src/audit/postgres.js';
 import type { AuditPage, AuditQuery } from '../src/audit/types.js';
 import { applyMigrations, quote } from '../src/lib/pg-migrate.js';
+import { ACTORS, actorId, TYPES } from './event-mix.js';
 import { intEnv } from './stats.js';
 
 const EVENTS = intEnv('BENCH_LARGE_EVENTS', 10_000_000, 1000);
@@ -39,30 +40,6 @@ const PG_URL =
   'postgres://postgres@127.0.0.1:5432/test';
 const P99_TARGET_MS = 50;
 const DAY = 86_400_000;
-
-// The mix of bench/audit-ingest.ts: token traffic dominates; actor i has weight 1/(i+1).
-const TYPES: Array<[string, number]> = [
-  ['auth.token.issued', 30],
-  ['auth.token.refreshed', 12],
-  ['auth.token.revoked', 2],
-  ['auth.login.failed', 5],
-  ['auth.refresh.reused', 0.2],
-  ['auth.login.throttled', 0.8],
-  ['session.start', 10],
-  ['session.end', 10],
-  ['session.rejected', 2],
-  ['access.allowed', 10],
-  ['access.denied', 4],
-  ['recording.uploaded', 8],
-  ['user.created', 1],
-  ['user.api_key.created', 1],
-  ['role.updated', 1],
-  ['resource.created', 1],
-  ['agent.credentials.issued', 2],
-];
-const ACTORS = 100;
-const actorId = (i: number) =>
-  i % 5 === 4 ? `agent_${String(i).padStart(12, '0')}` : `user_${String(i).padStart(13, '0')}`;
 
 /** A lookup table of `slots` entries, each value appearing in proportion to its weight (SQL picks one at random). */
 function slots<T>(values: Array<[T, number]>, count: number): T[] {

@@ -7,7 +7,6 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { connect as netConnect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -20,6 +19,7 @@ import { type Gatehouse, startGatehouse } from '../src/server.js';
 import { type EtcdCluster, startEtcd } from './helpers/etcd.js';
 import { ADMIN_KEY, api, startTestServer, type TestServer, userWithRoles } from './helpers/gatehouse.js';
 import { type Haproxy, startHaproxy } from './helpers/haproxy.js';
+import { sendCancelRequest } from './helpers/psql.js';
 
 const PG = process.env.GATEHOUSE_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const schema = `gh_proxies_${randomBytes(5).toString('hex')}`;
@@ -338,18 +338,7 @@ describe('the auth tier seen from a proxy', () => {
       );
       await new Promise((r) => setTimeout(r, 500));
       // psql's Ctrl-C: a CancelRequest on a connection of its own, which lands on the other proxy.
-      await new Promise<void>((resolve) => {
-        const s = netConnect({ host: '127.0.0.1', port: other.dbAddr?.port as number }, () => {
-          const b = Buffer.alloc(16);
-          b.writeInt32BE(16, 0);
-          b.writeInt32BE(80877102, 4);
-          b.writeInt32BE(keyOf.processID, 8);
-          b.writeInt32BE(keyOf.secretKey, 12);
-          s.end(b);
-        });
-        s.on('close', () => resolve());
-        s.on('error', () => resolve());
-      });
+      await sendCancelRequest(other.dbAddr?.port as number, keyOf.processID, keyOf.secretKey);
       const outcome = await sleeping;
       assert.deepEqual(outcome, { ok: false, code: '57014' }, 'canceling statement due to user request');
       assert.ok(Date.now() - started < 10_000, `took ${Date.now() - started} ms`);
@@ -390,5 +379,25 @@ describe('the auth tier seen from a proxy', () => {
     const raced = await write({ ...record, ssh_host_key: { ...pin, key: 'ssh-ed25519 BBBB' } });
     assert.equal(raced.status, 409, await raced.clone().text());
     assert.equal(((await raced.json()) as { backend_error: string }).backend_error, 'compare_failed');
+    // Conditioned on a revision the record has not reached yet, a change is refused outright: the
+    // record could reach it between the check and the write.
+    const pinnedItem = (
+      (await (await internal('get', { args: [`resources/${srv.json.id}`] })).json()) as {
+        result: { value: string; revision: number };
+      }
+    ).result;
+    const ahead = await internal('atomicWrite', {
+      args: [
+        [{ key: `resources/${srv.json.id}`, revision: pinnedItem.revision + 1 }],
+        [
+          {
+            type: 'put',
+            key: `resources/${srv.json.id}`,
+            value: JSON.stringify({ ...record, address: '10.0.0.1:22' }),
+          },
+        ],
+      ],
+    });
+    assert.equal(ahead.status, 403);
   });
 });

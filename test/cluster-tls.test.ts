@@ -3,7 +3,6 @@
 // /v1 through the proxy (forwarded, and read from its cache) works over https end to end. A proxy
 // that does not trust the CA is refused at start, naming the auth tier (the negative control).
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:https';
@@ -11,12 +10,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { type Running, run, stop } from './helpers/process.js';
+import { selfSignedCert } from './helpers/tls.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'gatehouse-cluster-tls-'));
 const KEY = `tls-bootstrap-${randomBytes(12).toString('hex')}`;
 const TOKEN = `cluster-${randomBytes(16).toString('hex')}`;
-const cert = join(dir, 'tls.crt');
-const key = join(dir, 'tls.key');
+const { certFile: cert, keyFile: key } = selfSignedCert(dir);
 
 function call(url: string, method: string, path: string, body?: unknown, token?: string) {
   return new Promise<{ status: number; json: Record<string, unknown> }>((resolve, reject) => {
@@ -58,29 +57,6 @@ describe('a proxy reaching the auth tier over TLS', () => {
   });
 
   before(async () => {
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'ec',
-        '-pkeyopt',
-        'ec_paramgen_curve:prime256v1',
-        '-nodes',
-        '-keyout',
-        key,
-        '-out',
-        cert,
-        '-days',
-        '1',
-        '-subj',
-        '/CN=127.0.0.1',
-        '-addext',
-        'subjectAltName=IP:127.0.0.1',
-      ],
-      { stdio: 'ignore' },
-    );
     auth = await run({
       ...tls(),
       GATEHOUSE_ROLES: 'auth',

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
 import { api, startTestServer, type TestServer, userWithRoles } from './helpers/gatehouse.js';
-import { requirePostgres, run, through } from './helpers/psql.js';
+import { requirePostgres, run, sendCancelRequest, through } from './helpers/psql.js';
 import { until } from './helpers/until.js';
 
 interface Event {
@@ -105,19 +105,7 @@ if (requirePostgres('PostgreSQL proxy cancel')) {
       const psql = startPsql(through(port, 'postgres', 'pg', 'test'), alice.token, "select pg_sleep(1), 'keep-me-2'");
       await until('the statement to run upstream', async () => ((await running('keep-me-2')) === 1 ? true : undefined));
       // A CancelRequest (16 bytes: length, 80877102, pid, secret) with a key the proxy never gave out.
-      const { connect } = await import('node:net');
-      await new Promise<void>((resolve) => {
-        const s = connect({ host: '127.0.0.1', port }, () => {
-          const b = Buffer.alloc(16);
-          b.writeInt32BE(16, 0);
-          b.writeInt32BE(80877102, 4);
-          b.writeInt32BE(12345, 8);
-          b.writeInt32BE(67890, 12);
-          s.end(b);
-        });
-        s.on('close', () => resolve());
-        s.on('error', () => resolve());
-      });
+      await sendCancelRequest(port, 12345, 67890);
       const done = await psql.exited;
       assert.equal(done.code, 0, done.stderr);
     });

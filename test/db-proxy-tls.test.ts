@@ -2,7 +2,6 @@
 // sslmode=verify-full against it), and a proxy listening off loopback refusing clients that stay
 // in the clear — so a token used as the password never crosses a network unencrypted.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:https';
 import { tmpdir } from 'node:os';
@@ -13,6 +12,7 @@ import { loadConfig } from '../src/config/load.js';
 import { type Gatehouse, startGatehouse } from '../src/server.js';
 import { ADMIN_KEY } from './helpers/gatehouse.js';
 import { psql, requirePostgres } from './helpers/psql.js';
+import { selfSignedCert } from './helpers/tls.js';
 import { until } from './helpers/until.js';
 
 /** JSON over https, trusting only the test's certificate. */
@@ -49,15 +49,9 @@ if (requirePostgres('PostgreSQL proxy TLS')) {
 
     before(async () => {
       dir = mkdtempSync(join(tmpdir(), 'gatehouse-db-tls-'));
-      certFile = join(dir, 'cert.pem');
-      const keyFile = join(dir, 'key.pem');
-      execFileSync(
-        'openssl',
-        ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '2']
-          .concat(['-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1'])
-          .concat(['-keyout', keyFile, '-out', certFile]),
-        { stdio: 'ignore' },
-      );
+      const made = selfSignedCert(dir);
+      certFile = made.certFile;
+      const keyFile = made.keyFile;
       ca = readFileSync(certFile);
       const config = loadConfig({
         env: {},

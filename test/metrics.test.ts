@@ -12,6 +12,7 @@ import pino from 'pino';
 import { ConfigError, loadConfig } from '../src/config/load.js';
 import { startGatehouse } from '../src/server.js';
 import { ADMIN_KEY, api, startTestServer, type TestServer } from './helpers/gatehouse.js';
+import { selfSignedCert } from './helpers/tls.js';
 
 // ---- a small parser of the Prometheus text format -------------------------------------------
 
@@ -430,31 +431,7 @@ test('with TLS, certificate_expiry_seconds reports the time to notAfter and ever
   skip: hasOpenssl() ? false : 'openssl is not installed',
 }, async () => {
   const dir = tempDir('gatehouse-tls-');
-  const certFile = join(dir, 'cert.pem');
-  const keyFile = join(dir, 'key.pem');
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-days',
-      '2',
-      '-subj',
-      '/CN=localhost',
-      '-addext',
-      'subjectAltName=DNS:localhost,IP:127.0.0.1',
-      '-keyout',
-      keyFile,
-      '-out',
-      certFile,
-    ],
-    { stdio: 'ignore' },
-  );
+  const { certFile, keyFile } = selfSignedCert(dir);
   const ca = readFileSync(certFile);
   const config = loadConfig({
     env: {},

@@ -39,9 +39,11 @@ export async function refusedProxyWrite(
     if (op.type === 'put' && /^resources\/[^/]+$/.test(op.key)) {
       const current = await backend.get(op.key);
       const expected = conditions.find((c) => c.key === op.key && 'revision' in c) as { revision: number } | undefined;
-      // Conditional on an older revision: the store itself refuses it (compare_failed), and the proxy
-      // must hear that — another proxy pinned first — to read the pin and compare, not a 403.
-      if (current && expected && expected.revision !== current.revision) continue;
+      // Conditional on an older revision: the store itself refuses it (compare_failed: revisions only
+      // grow, so it can never hold again), and the proxy must hear that — another proxy pinned first —
+      // to read the pin and compare, not a 403. A later revision is refused here: the record could
+      // reach it between this check and the write.
+      if (current && expected && expected.revision < current.revision) continue;
       if (current && expected && onlyPinChanged(current.value, op.value)) continue;
     }
     return op.key;

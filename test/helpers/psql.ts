@@ -1,6 +1,8 @@
 // Runs the real psql (and pgbench) as child processes, asynchronously: the proxy under test lives in
 // this process, so a synchronous spawn would block the very event loop that must answer it.
 import { spawn, spawnSync } from 'node:child_process';
+import { connect as netConnect } from 'node:net';
+import { serialize } from 'pg-protocol';
 
 export interface Run {
   code: number | null;
@@ -58,4 +60,16 @@ export function requirePostgres(what: string): boolean {
     throw new Error(`${what}: PostgreSQL at 127.0.0.1:5432 (db test) is required under CI`);
   console.log(`# ${what} skipped: no PostgreSQL at 127.0.0.1:5432`);
   return false;
+}
+
+/**
+ * What psql's Ctrl-C sends: a CancelRequest (pg-protocol's, 16 bytes) on a connection of its own to
+ * host:port; resolves once the server has closed it (PostgreSQL answers a cancel with nothing).
+ */
+export function sendCancelRequest(port: number, pid: number, secret: number): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const s = netConnect({ host: '127.0.0.1', port }, () => s.end(serialize.cancel(pid, secret)));
+    s.on('close', () => resolve());
+    s.on('error', () => resolve());
+  });
 }
