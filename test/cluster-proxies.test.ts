@@ -262,6 +262,14 @@ describe('the auth tier seen from a proxy', () => {
       assert.equal(res.status, 403, key);
       assert.match(((await res.json()) as { detail: string }).detail, /a proxy may not write/);
     }
+    for (const args of [
+      [[{}], []],
+      [[], [{ type: 'put', key: 'sessions/x' }]],
+      [[], [{ type: 'move', key: 'sessions/x' }]],
+    ]) {
+      const malformed = await internal('atomicWrite', { args });
+      assert.equal(malformed.status, 400, `malformed write ${JSON.stringify(args)}: ${await malformed.text()}`);
+    }
     const own = await internal('put', { args: ['sessions/sess_internal_test', '{"id":"sess_internal_test"}'] });
     assert.equal(own.status, 200, 'positive control: a session record is the proxy’s to write');
     assert.equal((await internal('delete', { args: ['sessions/sess_internal_test'] })).status, 200);

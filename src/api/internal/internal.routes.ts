@@ -97,6 +97,18 @@ export function internalRoutes(
         const ops = (a[1] ?? []) as Operation[];
         if (!Array.isArray(conditions) || !Array.isArray(ops))
           throw new GatehouseError('invalid_request', 'arrays expected');
+        // A malformed write is the caller's 400, not the store's TypeError (a 500).
+        for (const c of conditions) {
+          str(c?.key, 'condition key');
+          if (!('is' in c) && typeof (c as { revision?: unknown }).revision !== 'number')
+            throw new GatehouseError('invalid_request', 'a condition needs is or a numeric revision');
+        }
+        for (const op of ops) {
+          str(op?.key, 'operation key');
+          if (op.type === 'put') str(op.value, 'operation value');
+          else if (op.type !== 'delete')
+            throw new GatehouseError('invalid_request', 'an operation is a put or a delete');
+        }
         await refuse(conditions, ops);
         return backend.atomicWrite(conditions, ops);
       },
