@@ -2,12 +2,17 @@
 // same run and interleaved per round: (1) direct, (2) through pgbouncer 1.18 in session mode (run as
 // the `postgres` user: it refuses root), (3) through Gatehouse's PostgreSQL proxy with every
 // statement audited (db.query events into the SQLite audit store). Prints the median tps and p99
-// latency of each and the ratios. Settings: BENCH_ROUNDS (3), BENCH_DB_SECONDS (20), BENCH_DB_CLIENTS (8).
+// latency of each and the ratios, and Gatehouse's CPU per transaction (the whole process, writer
+// thread included; and the main thread's event-loop utilisation). Settings: BENCH_ROUNDS (3),
+// BENCH_DB_SECONDS (20), BENCH_DB_CLIENTS (8); BENCH_DB_PROFILE=<file.cpuprofile> writes a CPU profile
+// of the main thread during the Gatehouse rounds (open it in Chrome DevTools or speedscope).
 import { spawn } from 'node:child_process';
 import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { api, startTestServer, userWithRoles } from '../test/helpers/gatehouse.js';
 import { intEnv, median } from './stats.js';
 
@@ -41,6 +46,17 @@ const freePort = () =>
       s.close(() => resolve(port));
     });
   });
+
+/** CPU the main thread has used (µs, user and system), from /proc: the rest of the process is its other threads. */
+function mainThreadCpu(): { user: number; system: number } {
+  try {
+    const fields = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    const tick = 1e6 / 100; // USER_HZ
+    return { user: Number(fields[11]) * tick, system: Number(fields[12]) * tick };
+  } catch {
+    return { user: Number.NaN, system: Number.NaN };
+  }
+}
 
 /** One pgbench run: tps and the 99th percentile of per-transaction latency (from its -l log). */
 async function pgbench(conninfo: string[], password: string | undefined, dir: string, label: string) {
@@ -128,18 +144,54 @@ async function main() {
   const user = await userWithRoles(gh, 'bench', ['bench']);
   const ghPort = gh.gatehouse.dbAddr?.port as number;
 
-  const ways = {
+  const allWays = {
     direct: { args: ['-h', '127.0.0.1', '-p', '5432', '-U', 'postgres', DB], password: undefined },
     pgbouncer: { args: ['-h', '127.0.0.1', '-p', String(bouncerPort), '-U', 'postgres', DB], password: undefined },
     gatehouse: { args: ['-h', '127.0.0.1', '-p', String(ghPort), '-U', 'postgres@bench', DB], password: user.token },
   } as const;
+  // BENCH_DB_WAYS=gatehouse: only that one, e.g. while profiling; the ratios need all three.
+  const chosen = (process.env.BENCH_DB_WAYS ?? 'direct,pgbouncer,gatehouse').split(',');
+  const ways = Object.fromEntries(Object.entries(allWays).filter(([n]) => chosen.includes(n)));
   const results: Record<string, Array<{ tps: number; p99: number }>> = { direct: [], pgbouncer: [], gatehouse: [] };
+  const profileFile = process.env.BENCH_DB_PROFILE;
+  const profiler = profileFile ? new Session() : undefined;
+  if (profiler) {
+    profiler.connect();
+    await profiler.post('Profiler.enable');
+  }
+  const cpu = { us: 0, mainUs: 0, transactions: 0, elu: [] as number[] };
   try {
     for (let round = 0; round < ROUNDS; round++) {
       for (const [name, way] of Object.entries(ways)) {
+        const measured = name === 'gatehouse';
+        if (measured) await profiler?.post('Profiler.start');
+        const cpu0 = process.cpuUsage();
+        const main0 = mainThreadCpu();
+        const elu0 = performance.eventLoopUtilization();
         const r = await pgbench([...way.args], way.password, dir, name);
         results[name]?.push(r);
-        console.log(`round ${round + 1} ${name}: ${r.tps.toFixed(0)} tps, p99 ${r.p99.toFixed(2)} ms`);
+        let extra = '';
+        if (measured) {
+          const used = process.cpuUsage(cpu0);
+          const main1 = mainThreadCpu();
+          const elu = performance.eventLoopUtilization(elu0).utilization;
+          // tps excludes connection time; the CPU does not, which over SECONDS seconds is negligible.
+          const n = r.tps * SECONDS;
+          const mainUser = (main1.user - main0.user) / n;
+          const mainSys = (main1.system - main0.system) / n;
+          cpu.us += used.user + used.system;
+          cpu.mainUs += main1.user - main0.user + main1.system - main0.system;
+          cpu.transactions += n;
+          cpu.elu.push(elu);
+          extra =
+            `, Gatehouse CPU ${((used.user + used.system) / n).toFixed(1)} µs/transaction` +
+            ` (main thread ${mainUser.toFixed(1)} user + ${mainSys.toFixed(1)} sys, busy ${(elu * 100).toFixed(0)}%)`;
+        }
+        if (measured && profiler) {
+          const { profile } = await profiler.post('Profiler.stop');
+          if (round === ROUNDS - 1) writeFileSync(profileFile as string, JSON.stringify(profile));
+        }
+        console.log(`round ${round + 1} ${name}: ${r.tps.toFixed(0)} tps, p99 ${r.p99.toFixed(2)} ms${extra}`);
       }
     }
     const events = await api(gh.url, 'GET', '/v1/events?type=db.query&per_page=1', { token: gh.adminToken });
@@ -148,12 +200,18 @@ async function main() {
     console.log(`\npgbench -S -M prepared -c ${CLIENTS} -T ${SECONDS}, median of ${ROUNDS} rounds`);
     for (const n of Object.keys(ways))
       console.log(`${n.padEnd(10)} ${tps(n).toFixed(0).padStart(7)} tps   p99 ${p99(n).toFixed(2)} ms`);
-    console.log(`gatehouse / pgbouncer: ${(tps('gatehouse') / tps('pgbouncer')).toFixed(2)} (target ≥ 0.8)`);
-    console.log(`gatehouse / direct:    ${(tps('gatehouse') / tps('direct')).toFixed(2)} (target ≥ 0.5)`);
+    if (ways.pgbouncer && ways.gatehouse)
+      console.log(`gatehouse / pgbouncer: ${(tps('gatehouse') / tps('pgbouncer')).toFixed(2)} (target ≥ 0.8)`);
+    if (ways.direct && ways.gatehouse)
+      console.log(`gatehouse / direct:    ${(tps('gatehouse') / tps('direct')).toFixed(2)} (target ≥ 0.5)`);
+    console.log(
+      `Gatehouse CPU per transaction: ${(cpu.us / cpu.transactions).toFixed(1)} µs (process; main thread ${(cpu.mainUs / cpu.transactions).toFixed(1)}, busy ${(median(cpu.elu) * 100).toFixed(0)}%)`,
+    );
     console.log(
       `db.query events written: ${events.json.pagination.total}${events.json.pagination.total === events.json.pagination.total_limit ? '+' : ''}`,
     );
   } finally {
+    profiler?.disconnect();
     bouncer.kill();
     await gh.stop();
     rmSync(dir, { recursive: true, force: true });
