@@ -13,7 +13,8 @@
 // fdatasync at 2.5 ms (pg_test_fsync on this VM) that is 20,000 events/s whatever the store does.
 // Knobs: BENCH_PRODUCER_BATCH (1: events per append), BENCH_SECONDS, BENCH_ROUNDS, BENCH_QUERY_EVENTS, BENCH_QUERIES (500), BENCH_SQLITE_SYNCHRONOUS
 // (FULL | NORMAL), GATEHOUSE_BENCH_POSTGRES_URL (else GATEHOUSE_TEST_POSTGRES_URL, else
-// postgres://postgres@127.0.0.1:5432/test); BENCH_STORES=sqlite,postgres to run one of them.
+// postgres://postgres@127.0.0.1:5432/test); BENCH_STORES=sqlite,postgres to run one of them;
+// BENCH_PARTS=ingest,query likewise.
 // PostgreSQL runs in a fresh schema that is dropped afterwards. The exit code is 0 whether or not
 // the targets are met.
 import { randomBytes } from 'node:crypto';
@@ -46,6 +47,7 @@ const PG_URL =
   process.env.GATEHOUSE_TEST_POSTGRES_URL ??
   'postgres://postgres@127.0.0.1:5432/test';
 const STORES = (process.env.BENCH_STORES ?? 'sqlite,postgres').split(',').map((s) => s.trim());
+const PARTS = (process.env.BENCH_PARTS ?? 'ingest,query').split(',').map((s) => s.trim());
 const INGEST_TARGET = 50_000;
 const P99_TARGET_MS = 50;
 
@@ -272,6 +274,56 @@ async function postgresVersion(): Promise<string> {
   }
 }
 
+async function ingestPart(kind: string, ingestRows: string[][]): Promise<void> {
+  console.log(`## ${kind}: ingest`);
+  const opened = await openStore(kind);
+  const rates: number[] = [];
+  try {
+    await ingest(opened.store, Math.min(2, SECONDS)); // warm-up
+    for (let round = 1; round <= ROUNDS; round++) {
+      const r = await ingest(opened.store, SECONDS);
+      rates.push(r.rate);
+      console.log(`  round ${round}: ${int(r.rate)} events/s${r.failed ? `, ${r.failed} failed appends` : ''}`);
+    }
+  } finally {
+    await opened.drop();
+  }
+  const med = median(rates);
+  ingestRows.push([
+    kind,
+    int(med),
+    rates.map(int).join(', '),
+    kind === 'postgres' ? `≥ ${int(INGEST_TARGET)}: ${med >= INGEST_TARGET ? 'met' : 'NOT met'}` : '–',
+  ]);
+}
+
+async function queryPart(kind: string, queryRows: string[][]): Promise<void> {
+  console.log(`## ${kind}: query latency over ${int(QUERY_EVENTS)} events`);
+  const q = await openStore(kind);
+  try {
+    const seconds = await load(q.store, QUERY_EVENTS);
+    console.log(
+      `  loaded ${int(QUERY_EVENTS)} events in ${seconds.toFixed(1)} s (${int(QUERY_EVENTS / seconds)} events/s)`,
+    );
+    const note = await q.analyze();
+    if (note) console.log(`  ${note}`);
+    const r = await queryLatency(q.store);
+    console.log(
+      `  p50 ${ms(r.p50)}, p99 ${ms(r.p99)}; mean total ${int(r.meanTotal)}, mean page ${r.meanEvents.toFixed(1)} events; page 100 by cursor p50 ${ms(r.deepP50)}, p99 ${ms(r.deepP99)}`,
+    );
+    queryRows.push([
+      kind,
+      `${seconds.toFixed(1)} s`,
+      ms(r.p50),
+      ms(r.p99),
+      `${ms(r.deepP50)} / ${ms(r.deepP99)}`,
+      `< ${P99_TARGET_MS} ms: ${r.p99 < P99_TARGET_MS ? 'met' : 'NOT met'}`,
+    ]);
+  } finally {
+    await q.drop();
+  }
+}
+
 async function main(): Promise<void> {
   const cpu = cpus();
   console.log('# Gatehouse audit store benchmark\n');
@@ -296,51 +348,8 @@ async function main(): Promise<void> {
   const ingestRows: string[][] = [];
   const queryRows: string[][] = [];
   for (const kind of stores) {
-    console.log(`## ${kind}: ingest`);
-    const opened = await openStore(kind);
-    const rates: number[] = [];
-    try {
-      await ingest(opened.store, Math.min(2, SECONDS)); // warm-up
-      for (let round = 1; round <= ROUNDS; round++) {
-        const r = await ingest(opened.store, SECONDS);
-        rates.push(r.rate);
-        console.log(`  round ${round}: ${int(r.rate)} events/s${r.failed ? `, ${r.failed} failed appends` : ''}`);
-      }
-    } finally {
-      await opened.drop();
-    }
-    const med = median(rates);
-    ingestRows.push([
-      kind,
-      int(med),
-      rates.map(int).join(', '),
-      kind === 'postgres' ? `≥ ${int(INGEST_TARGET)}: ${med >= INGEST_TARGET ? 'met' : 'NOT met'}` : '–',
-    ]);
-
-    console.log(`## ${kind}: query latency over ${int(QUERY_EVENTS)} events`);
-    const q = await openStore(kind);
-    try {
-      const seconds = await load(q.store, QUERY_EVENTS);
-      console.log(
-        `  loaded ${int(QUERY_EVENTS)} events in ${seconds.toFixed(1)} s (${int(QUERY_EVENTS / seconds)} events/s)`,
-      );
-      const note = await q.analyze();
-      if (note) console.log(`  ${note}`);
-      const r = await queryLatency(q.store);
-      console.log(
-        `  p50 ${ms(r.p50)}, p99 ${ms(r.p99)}; mean total ${int(r.meanTotal)}, mean page ${r.meanEvents.toFixed(1)} events; page 100 by cursor p50 ${ms(r.deepP50)}, p99 ${ms(r.deepP99)}`,
-      );
-      queryRows.push([
-        kind,
-        `${seconds.toFixed(1)} s`,
-        ms(r.p50),
-        ms(r.p99),
-        `${ms(r.deepP50)} / ${ms(r.deepP99)}`,
-        `< ${P99_TARGET_MS} ms: ${r.p99 < P99_TARGET_MS ? 'met' : 'NOT met'}`,
-      ]);
-    } finally {
-      await q.drop();
-    }
+    if (PARTS.includes('ingest')) await ingestPart(kind, ingestRows);
+    if (PARTS.includes('query')) await queryPart(kind, queryRows);
     console.log('');
   }
 

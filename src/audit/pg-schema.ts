@@ -65,6 +65,14 @@ function migrations(schema: string): string[] {
      END
      $fn$;`,
     partitionByTime(schema),
+    // Version 4: the append lock as a procedure, so that a COPY and the lock go in one Query message
+    // (src/audit/pg-copy.ts): CALL returns no rows, which a COPY stream could not take.
+    `CREATE PROCEDURE ${s}.lock_events_for_append() LANGUAGE plpgsql AS $fn$
+     BEGIN
+       -- Writers draw seqs and commit one at a time (see src/audit/postgres.ts).
+       PERFORM pg_advisory_xact_lock(${appendLock});
+     END
+     $fn$;`,
   ];
 }
 

@@ -3,9 +3,8 @@
 // primary among the URL's hosts, read from the primary or from a replica (readUrl).
 //
 // Writing. One flush at a time per store: appends that arrive while a flush is in progress wait and
-// go together in the next one, as ONE call of the append function (a multi-row INSERT from unnest()
-// arrays: one statement, one transaction, one round trip, one WAL flush) on the store's writer
-// connection. Each append's promise resolves after that COMMIT, which the session's
+// go together in the next one, as ONE COPY (pg-copy.ts: one transaction, one WAL flush) on the
+// store's writer connection. Each append's promise resolves after that COMMIT, which the session's
 // synchronous_commit (on by default) makes wait for the synchronous standby when the primary names
 // one. If the batch fails with a database error (a duplicate id, a value PostgreSQL cannot store),
 // each append is retried in its own transaction, so one bad append fails only its own caller.
@@ -15,15 +14,16 @@
 // there (ids are unique), until each append's deadline (writeTimeoutMs); an append still not
 // committed then fails with audit_unavailable (503). Nothing is acknowledged before a COMMIT returned.
 //
-// Write order across instances. The append function takes a transaction-scoped advisory lock before
+// Write order across instances. Each commit takes a transaction-scoped advisory lock before
 // drawing seq values, so transactions draw seqs and commit one after another: a reader that has seen
 // seq N will never later see a newly committed event below N. That is what lets tail() and cursors
 // use `seq > / < position`. The lock is held for the commit only; readers never take it.
 import pg from 'pg';
+import { copyEvents } from './pg-copy.js';
 import { dropPartitionsBefore, ensurePartitions } from './pg-partitions.js';
 import { backoffMs, createHostTracker, isConnectionLoss, type Target, unavailable } from './pg-primary.js';
 import { deleteEventsBefore, queryEvents, replayLagSeconds, tailEvents } from './pg-read.js';
-import { column, migrate, quote, rowsJson } from './pg-schema.js';
+import { column, migrate, quote } from './pg-schema.js';
 import { parseAuditUrl } from './pg-url.js';
 import type { AuditEvent, AuditStore, AuditStoreStatus } from './types.js';
 
@@ -112,8 +112,6 @@ export async function openPostgresAuditStore(opts: PostgresAuditOptions): Promis
   );
   partitionTimer.unref();
 
-  const appendSql = `SELECT ${s}.append_events_json($1::json)`;
-  const appendName = 'gatehouse-audit-append'; // one writer per store, so one schema per connection
   let lastCommitAt: number | undefined;
   let replicaRetryAt = 0;
 
@@ -131,7 +129,7 @@ export async function openPostgresAuditStore(opts: PostgresAuditOptions): Promis
       );
     });
     try {
-      await Promise.race([client.query({ name: appendName, text: appendSql, values: [rowsJson(events)] }), timeout]);
+      await Promise.race([copyEvents(client, s, events), timeout]);
       lastCommitAt = Date.now();
     } finally {
       clearTimeout(timer);
