@@ -21,7 +21,13 @@ export interface GatehouseSshReady {
   sshUnavailable?: string;
 }
 
-export function announceReady(info: GatehouseReady | BareReady | GatehouseSshReady): void {
+/** bench/serve-gatehouse-audit.ts: the API URL and an admin access token. */
+export interface GatehouseAuditReady {
+  url: string;
+  token: string;
+}
+
+export function announceReady(info: GatehouseReady | BareReady | GatehouseSshReady | GatehouseAuditReady): void {
   process.stdout.write(`${READY_PREFIX}${JSON.stringify(info)}\n`);
 }
 
