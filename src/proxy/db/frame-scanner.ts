@@ -59,17 +59,22 @@ export class FrameScanner {
           this.bodyLength = this.header.readInt32BE(1) - 4;
         }
         if (this.bodyLength < 0) throw new RangeError('invalid PostgreSQL message length');
-        this.remaining = this.bodyLength;
         const want = this.want(this.type);
         this.inspected = want > 0;
         this.wanted = Math.min(want, this.bodyLength);
-        this.collected = 0;
-        this.parts = [];
-        if (this.remaining === 0) {
+        if (end - at >= this.bodyLength) {
+          // The whole body is in this chunk (nearly always, for small messages): a view of its head
+          // goes to the callback, with none of the bookkeeping a split message needs.
+          const bodyStart = at;
+          at += this.bodyLength;
           this.messageEnd = at;
-          this.finish();
+          if (this.inspected)
+            this.onMessage(this.type, chunk.subarray(bodyStart, bodyStart + this.wanted), this.bodyLength);
           continue;
         }
+        this.remaining = this.bodyLength;
+        this.collected = 0;
+        if (this.parts.length > 0) this.parts = [];
       }
       const n = Math.min(this.remaining, end - at);
       if (this.collected < this.wanted) {

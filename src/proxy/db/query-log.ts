@@ -3,41 +3,50 @@
 // store took ~1k single-event appends/s with synchronous=FULL, far below what the proxy forwards).
 // What this costs is documented in the README: a crash loses at most the events still gathering
 // (≤ FLUSH_MS) plus those of statements that had not finished.
+//
+// Callbacks rather than a promise per event: at 10k statements/s the three promises a caller chained
+// on each one (then, catch, finally) were a measurable share of the proxy's event loop; one promise
+// per flush remains.
 import type { AuditLog, EventInput } from '../../audit/audit-log.js';
 
 const FLUSH_MS = 5;
 const MAX_BATCH = 1000;
 
+/** Called once the event is in the audit store (no argument) or could not be stored. */
+export type Stored = (error?: unknown) => void;
+
 export type QueryLog = ReturnType<typeof createQueryLog>;
 
 export function createQueryLog(audit: Pick<AuditLog, 'record'>) {
-  let batch: Array<{ input: EventInput; resolve: () => void; reject: (e: unknown) => void }> = [];
+  let inputs: EventInput[] = [];
+  let callbacks: Stored[] = [];
   let timer: NodeJS.Timeout | undefined;
 
   function flush(): void {
     clearTimeout(timer);
     timer = undefined;
-    const taken = batch;
-    batch = [];
-    if (taken.length === 0) return;
-    audit.record(...taken.map((t) => t.input)).then(
+    if (inputs.length === 0) return;
+    const taken = callbacks;
+    const events = inputs;
+    inputs = [];
+    callbacks = [];
+    audit.record(...events).then(
       () => {
-        for (const t of taken) t.resolve();
+        for (const done of taken) done();
       },
       (error) => {
-        for (const t of taken) t.reject(error);
+        for (const done of taken) done(error);
       },
     );
   }
 
   return {
-    /** Resolves once the event is in the audit store. */
-    add(input: EventInput): Promise<void> {
-      return new Promise((resolve, reject) => {
-        batch.push({ input, resolve, reject });
-        if (batch.length >= MAX_BATCH) flush();
-        else timer ??= setTimeout(flush, FLUSH_MS);
-      });
+    /** `stored` is called once the event is in the audit store, or with the error that kept it out. */
+    add(input: EventInput, stored: Stored): void {
+      inputs.push(input);
+      callbacks.push(stored);
+      if (inputs.length >= MAX_BATCH) flush();
+      else timer ??= setTimeout(flush, FLUSH_MS);
     },
     flush,
   };

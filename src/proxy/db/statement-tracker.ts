@@ -219,16 +219,20 @@ export class StatementTracker {
         const statement = this.portals.get(portal) ?? '';
         const text = this.statements.get(statement) ?? '<unknown statement>';
         const params = this.recordParameters ? this.portalParameters.get(portal) : undefined;
-        this.extendedBatch().statements.push({
+        const pending: Pending = {
           text,
           truncated: text.length >= this.maxText,
           protocol: 'extended',
           statement,
-          ...(params ? { parameters: params.values, parametersTruncated: params.truncated } : {}),
           tags: [],
           done: false,
           startedAt: this.now(),
-        });
+        };
+        if (params) {
+          pending.parameters = params.values;
+          pending.parametersTruncated = params.truncated;
+        }
+        this.extendedBatch().statements.push(pending);
         return;
       }
       case C('C'): {
@@ -250,7 +254,8 @@ export class StatementTracker {
     const batch = this.batches[0];
     if (!batch) return undefined;
     if (batch.simple) return batch.statements[0];
-    return batch.statements.find((s) => !s.done);
+    for (const s of batch.statements) if (!s.done) return s;
+    return undefined;
   }
 
   readonly onServerMessage = (type: number, head: Buffer): void => {
@@ -321,20 +326,26 @@ export class StatementTracker {
       if (r !== null) rows = (rows ?? 0) + r;
     }
     const skipped = s.error?.code === 'skipped';
-    this.onStatement({
+    // Set field by field: spreading `{}` for each absent field cost an object and a copy per field,
+    // for every statement.
+    const outcome: StatementOutcome = {
       text: s.text,
       truncated: s.truncated,
       protocol: s.protocol,
-      ...(s.statement === undefined ? {} : { statement: s.statement }),
-      ...(s.parameters ? { parameters: s.parameters, parametersTruncated: s.parametersTruncated === true } : {}),
-      tags: s.tags.slice(0, 16),
+      tags: s.tags.length > 16 ? s.tags.slice(0, 16) : s.tags,
       rows,
-      ...(s.error && !skipped ? { error: s.error } : {}),
-      ...(skipped ? { skipped: true } : {}),
-      ...(s.suspended ? { suspended: true } : {}),
       startedAt: s.startedAt,
       durationMs: Math.max(0, (s.endedAt ?? this.now()) - s.startedAt),
-    });
+    };
+    if (s.statement !== undefined) outcome.statement = s.statement;
+    if (s.parameters) {
+      outcome.parameters = s.parameters;
+      outcome.parametersTruncated = s.parametersTruncated === true;
+    }
+    if (s.error && !skipped) outcome.error = s.error;
+    if (skipped) outcome.skipped = true;
+    if (s.suspended) outcome.suspended = true;
+    this.onStatement(outcome);
   }
 
   /** Statements the connection's end cut off (no ReadyForQuery came): reported once, as unfinished. */
