@@ -9,28 +9,31 @@ import type { Backend } from '../src/backend/types.js';
 import { runBackendConformance } from './conformance/backend-conformance.js';
 import { eventKey, record, tempDir } from './conformance/helpers.js';
 
-runBackendConformance(
-  'sqlite',
-  async (opts = {}) => {
-    const tmp = tempDir('backend');
-    const path = join(tmp.dir, 'state.db');
-    const opened: Backend[] = [];
-    const open = (): Backend => {
-      const backend = openSqliteBackend({ path, synchronous: 'NORMAL', ...opts });
-      opened.push(backend);
-      return backend;
-    };
-    return {
-      backend: open(),
-      reopen: async () => open(),
-      async cleanup() {
-        for (const backend of opened) await backend.close();
-        tmp.remove();
-      },
-    };
-  },
-  { inProcessWatch: true },
-);
+// Both durability modes: FULL acknowledges after its own WAL sync off the main thread, NORMAL at commit.
+for (const synchronous of ['FULL', 'NORMAL'] as const) {
+  runBackendConformance(
+    `sqlite (synchronous ${synchronous})`,
+    async (opts = {}) => {
+      const tmp = tempDir('backend');
+      const path = join(tmp.dir, 'state.db');
+      const opened: Backend[] = [];
+      const open = (): Backend => {
+        const backend = openSqliteBackend({ path, synchronous, ...opts });
+        opened.push(backend);
+        return backend;
+      };
+      return {
+        backend: open(),
+        reopen: async () => open(),
+        async cleanup() {
+          for (const backend of opened) await backend.close();
+          tmp.remove();
+        },
+      };
+    },
+    { inProcessWatch: true },
+  );
+}
 
 describe('sqlite backend specifics', () => {
   const tmp = tempDir('backend-specific');

@@ -1,11 +1,11 @@
 // Builds one Fastify instance (no listen) serving the /v1 API over the shared services, plus the
 // endpoints of its listener: /healthz and /readyz on the auth port, /webapi/ping on the web port.
-import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, LogController } from 'fastify';
 import type { AuditStore } from '../audit/types.js';
 import type { Backend } from '../backend/types.js';
 import type { AuthPool } from '../cluster/auth-client.js';
 import { GatehouseError } from '../lib/errors.js';
+import { newRequestId } from '../lib/random.js';
 import type { Metrics } from '../observability/metrics.js';
 import { consolePageRoutes, consoleSessionRoutes, webConsoleRoutes } from '../proxy/web/console.routes.js';
 import { cookieAuthenticationHook } from '../proxy/web/session-cookie.js';
@@ -94,7 +94,7 @@ export async function buildApi(services: Services, opts: ApiOptions): Promise<{ 
     // One line per request is logged by our onResponse hook (debug for successes), not Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT,
-    genReqId: () => `req_${randomUUID().replace(/-/g, '')}`,
+    genReqId: newRequestId,
     trustProxy: opts.listener === 'web' && opts.trustedProxies?.length ? opts.trustedProxies : false,
     routerOptions: { ignoreTrailingSlash: true },
     frameworkErrors: frameworkErrorHandler,

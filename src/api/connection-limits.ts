@@ -2,9 +2,9 @@
 // request_timeout, no silence longer than idle_timeout, and at most so many connections per
 // listener and per source address. Without these a body that never finishes keeps a socket (and
 // its buffers) forever, unauthenticated, on the public token endpoint.
-import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
+import { newRequestId } from '../lib/random.js';
 
 export interface ConnectionLimits {
   requestTimeoutMs: number;
@@ -30,7 +30,7 @@ export function timeoutOptions(limits: ConnectionLimits) {
 }
 
 function problem(status: number, title: string, detail: string, extra = ''): string {
-  const requestId = `req_${randomUUID().replace(/-/g, '')}`;
+  const requestId = newRequestId();
   const body = JSON.stringify({
     type: `urn:gatehouse:error:${status === 408 ? 'invalid_request' : 'unavailable'}`,
     title,

@@ -1,9 +1,9 @@
 // The metrics listener: GET /metrics in the Prometheus text format, 405 for other methods there,
 // problem+json 404 for anything else; every answer has X-Request-Id, as on the other listeners.
 // A small Fastify instance of its own, so scrapes never share a port or hooks with the API.
-import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import { GatehouseError } from '../lib/errors.js';
+import { newRequestId } from '../lib/random.js';
 import { METRICS_CONTENT_TYPE, type Metrics } from '../observability/metrics.js';
 import { installErrorHandler, sendProblem } from './plugins/error-handler.js';
 
@@ -14,7 +14,7 @@ export async function buildMetricsServer(
   const app = Fastify({
     loggerInstance: opts.logger,
     logController: new LogController({ disableRequestLogging: true }),
-    genReqId: () => `req_${randomUUID().replace(/-/g, '')}`,
+    genReqId: newRequestId,
     return503OnClosing: true,
     ...(opts.https ? { https: opts.https } : {}),
   }) as unknown as FastifyInstance;

@@ -3,12 +3,12 @@
 // be scoped to some of the agent's roles, bounded by the credential they came from, and may act for
 // a user (token exchange); all of that is checked here, per request, against the cache.
 
-import { randomBytes } from 'node:crypto';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { StateStore } from '../backend/state.js';
 import { BackendError, type Operation } from '../backend/types.js';
 import type { Clock } from '../lib/clock.js';
 import { GatehouseError } from '../lib/errors.js';
+import { randomBytes } from '../lib/random.js';
 import { generateSecret, hashSecret, hasSecretShape } from '../lib/secrets.js';
 import { type LoginThrottle, throttleKeys } from './login-throttle.js';
 import type { PolicyResolver } from './policy-resolver.js';

@@ -1,9 +1,12 @@
 // The embedded state backend: one SQLite file in WAL mode. Writes are queued and committed together
-// once per event-loop turn (group commit), so many concurrent requests share one fsync.
+// once per event-loop turn (group commit), and the WAL is synced off the main thread
+// (sqlite-wal-sync.ts), so many concurrent requests share one fsync and none waits for it in the loop.
 // Single process only: watchers are served in-process, which is what the embedded mode is for.
 import Database from 'better-sqlite3';
 import { prefixUpperBound } from '../lib/prefix-range.js';
 import { runMigrations } from '../lib/sqlite-migrations.js';
+import { startCheckpointer } from './sqlite-checkpointer.js';
+import { createWalSyncer, type SyncFile, type WalSyncer } from './sqlite-wal-sync.js';
 import {
   type Backend,
   BackendError,
@@ -14,6 +17,7 @@ import {
   type Watcher,
   type WriteOptions,
 } from './types.js';
+import { stateUnavailable } from './unavailable.js';
 
 const MIGRATIONS = [
   `CREATE TABLE kv (
@@ -42,7 +46,11 @@ type Job = {
 
 export interface SqliteBackendOptions {
   path: string;
+  /** FULL (default): a write is acknowledged once durable. NORMAL: once in the OS (a crash of the
+   *  machine, not of the process, may lose the last writes). */
   synchronous?: 'FULL' | 'NORMAL';
+  /** How the WAL is synced (tests slow it down or fail it); fs.fdatasync by default. */
+  syncFile?: SyncFile;
   sweepIntervalMs?: number;
   now?: () => number;
 }
@@ -51,7 +59,12 @@ export function openSqliteBackend(opts: SqliteBackendOptions): Backend {
   const db = new Database(opts.path);
   try {
     db.pragma('journal_mode = WAL');
-    db.pragma(`synchronous = ${opts.synchronous ?? 'FULL'}`);
+    // FULL durability is kept by syncing the WAL ourselves before acknowledging (below).
+    db.pragma('synchronous = NORMAL');
+    // Checkpoints run on their own thread (sqlite-checkpointer.ts); this is the backstop (80 MiB),
+    // and a WAL reused after one is cut back to 64 MiB.
+    db.pragma('wal_autocheckpoint = 20000');
+    db.pragma('journal_size_limit = 67108864');
     db.pragma('busy_timeout = 5000');
     runMigrations(db, 'state', MIGRATIONS);
   } catch (error) {
@@ -59,6 +72,13 @@ export function openSqliteBackend(opts: SqliteBackendOptions): Backend {
     throw error;
   }
   const now = opts.now ?? Date.now;
+  const syncer: WalSyncer | undefined =
+    (opts.synchronous ?? 'FULL') === 'FULL' && !db.memory
+      ? createWalSyncer(`${db.name}-wal`, opts.syncFile)
+      : undefined;
+  const checkpointer = db.memory ? undefined : startCheckpointer(db.name);
+  const syncFailure = (): Error | undefined =>
+    syncer?.failed ? stateUnavailable('embedded SQLite', syncer.failed) : undefined;
 
   const stmt = {
     get: db.prepare<[string], Row>('SELECT key, value, revision, expires_at FROM kv WHERE key = ?'),
@@ -149,15 +169,25 @@ export function openSqliteBackend(opts: SqliteBackendOptions): Backend {
     }
     const events = pendingEvents;
     pendingEvents = [];
-    if (events.length > 0) publish(events);
-    results.forEach((r, i) => {
-      const job = jobs[i] as Job;
-      if (r.ok) job.resolve(r.value);
-      else job.reject(r.value);
-    });
+    // Later batches may commit before this one is synced: its watchers hear its own revision.
+    const batchRevision = revision;
+    const settle = (syncError?: Error): void => {
+      if (syncError) {
+        for (const job of jobs) job.reject(stateUnavailable('embedded SQLite', syncError));
+        return;
+      }
+      if (events.length > 0) publish(events, batchRevision);
+      results.forEach((r, i) => {
+        const job = jobs[i] as Job;
+        if (r.ok) job.resolve(r.value);
+        else job.reject(r.value);
+      });
+    };
+    if (syncer) syncer.afterCommit(settle);
+    else settle();
   }
 
-  function publish(events: WatchEvent[]): void {
+  function publish(events: WatchEvent[], revision: number): void {
     for (const w of watchers) {
       const mine = events.filter((e) => {
         const key = e.type === 'put' ? e.item.key : e.key;
@@ -171,6 +201,8 @@ export function openSqliteBackend(opts: SqliteBackendOptions): Backend {
 
   function enqueue<T>(run: () => T): Promise<T> {
     if (closed) return Promise.reject(new Error('backend is closed'));
+    const failure = syncFailure();
+    if (failure) return Promise.reject(failure);
     return new Promise<T>((resolve, reject) => {
       queue.push({ run, resolve: resolve as (v: unknown) => void, reject });
       if (!flushScheduled) {
@@ -278,12 +310,17 @@ export function openSqliteBackend(opts: SqliteBackendOptions): Backend {
       return { initial, revision, stop: () => watchers.delete(entry) };
     },
     async ping() {
+      const failure = syncFailure();
+      if (failure) throw failure;
       stmt.readRevision.get();
     },
     async close() {
       if (closed) return;
       // Let queued writes commit first: nothing acknowledged-in-flight is dropped.
       while (queue.length > 0 || flushScheduled) await new Promise((r) => setImmediate(r));
+      await syncer?.idle();
+      syncer?.close();
+      await checkpointer?.close();
       closed = true;
       clearInterval(sweeper);
       watchers.clear();

@@ -1,6 +1,6 @@
 // Identifiers: a kind prefix, then a time-ordered, random suffix, so that ids sort in creation order
 // (stable list order without a separate index) and cannot be guessed.
-import { randomBytes } from 'node:crypto';
+import { randomBytes } from './random.js';
 
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz'; // Crockford base32, lower case
 

@@ -1,6 +1,7 @@
 // Bearer secrets (API keys, access and refresh tokens): 256 random bits behind a recognizable prefix,
 // so secret scanners can find leaks. Only their SHA-256 hash is ever stored.
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
+import { randomBytes } from './random.js';
 
 export const SECRET_PREFIXES = {
   apiKey: 'ghk_',

@@ -1,10 +1,11 @@
 // One-time connection tickets (POST /v1/sessions): a random secret usable once, within 60 s, as the
 // SSH password for one server and login, or the PostgreSQL password for one database, user and
 // name. Stored only as a SHA-256 hash, like every other secret.
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { PrincipalRef } from '../auth/records.js';
 import type { StateStore } from '../backend/state.js';
 import type { Clock } from '../lib/clock.js';
+import { randomBytes } from '../lib/random.js';
 
 export const TICKET_PREFIX = 'ghs_';
 export const TICKET_TTL_MS = 60_000;

@@ -1,9 +1,9 @@
 // The one place where errors become HTTP: GatehouseError keeps its code; Fastify's own errors
 // (validation, content type, size, JSON syntax) map to catalogue codes; anything else is an
 // internal_error whose details go to the log, never to the client.
-import { randomUUID } from 'node:crypto';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ERROR_CATALOGUE, type ErrorCode, type FieldError, GatehouseError } from '../../lib/errors.js';
+import { newRequestId } from '../../lib/random.js';
 import { ADDRESS_PATTERN, PLAIN_TEXT_PATTERN } from '../../lib/shapes.js';
 
 const FASTIFY_CODES: Record<string, { code: ErrorCode; detail: string }> = {
@@ -171,7 +171,7 @@ export function clientErrorHandler(error: NodeJS.ErrnoException, socket: import(
       : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
         ? [408, 'Request Timeout', 'invalid_request', 'the request was not received in time']
         : [400, 'Bad Request', 'invalid_request', 'the request is not valid HTTP'];
-  const requestId = `req_${randomUUID().replace(/-/g, '')}`;
+  const requestId = newRequestId();
   const body = JSON.stringify({
     type: `urn:gatehouse:error:${code}`,
     title,
@@ -191,7 +191,7 @@ export function clientErrorHandler(error: NodeJS.ErrnoException, socket: import(
 /** An `Expect` header other than 100-continue: Node would answer a bare 417; answer a problem. */
 export function answerUnmetExpectations(server: import('node:http').Server): void {
   server.on('checkExpectation', (_req, res) => {
-    const requestId = `req_${randomUUID().replace(/-/g, '')}`;
+    const requestId = newRequestId();
     const body = JSON.stringify({
       type: 'urn:gatehouse:error:invalid_request',
       title: 'Expectation Failed',
