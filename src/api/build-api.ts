@@ -18,6 +18,7 @@ import { forwardToAuth, localReadsOnly } from './forward.js';
 import { healthRoutes, pingRoute } from './health/health.routes.js';
 import { internalRoutes } from './internal/internal.routes.js';
 import { installJsonBodyParser } from './json-body.js';
+import { lazyChildLogger } from './lazy-request-logger.js';
 import { registerDocsPage, registerOpenApi } from './openapi.js';
 import { installAgentRateLimit } from './plugins/agent-rate-limit.js';
 import { installClusterPeer } from './plugins/cluster-peer.js';
@@ -95,6 +96,7 @@ export async function buildApi(services: Services, opts: ApiOptions): Promise<{ 
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT,
     genReqId: newRequestId,
+    childLoggerFactory: lazyChildLogger,
     trustProxy: opts.listener === 'web' && opts.trustedProxies?.length ? opts.trustedProxies : false,
     routerOptions: { ignoreTrailingSlash: true },
     frameworkErrors: frameworkErrorHandler,
