@@ -154,6 +154,35 @@ describe('kube_resources', () => {
     const exec = await kubectl(['exec', '-n', 'dev', 'api-1', '--', 'whoami'], kc);
     assert.deepEqual([exec.code, exec.stdout], [0, 'dana\n'], exec.stderr);
   });
+  test('a create is decided by the name in its body: web-9 is created, secret-9 (denied) and a generated name are refused', async () => {
+    const kc = await kubeconfigFor(dana.token, 'dana');
+    const before = fake.seen.length;
+    const refused = await kubectl(['run', 'secret-9', '--image=busybox', '-n', 'default'], kc);
+    assert.equal(refused.code, 1);
+    assert.match(
+      refused.stderr,
+      /\(Forbidden\): gatehouse: dana may not create pods secret-9 in namespace default \(kube_resources\)/,
+    );
+    const generated = join(home, 'generated-pod.json');
+    writeFileSync(
+      generated,
+      JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { generateName: 'web-' }, spec: { containers: [] } }),
+    );
+    const unnamed = await kubectl(['create', '--validate=false', '-f', generated, '-n', 'default'], kc);
+    assert.equal(unnamed.code, 1);
+    assert.match(unnamed.stderr, /gatehouse: dana may not create pods in namespace default \(kube_resources\)/);
+    assert.ok(!fake.seen.slice(before).some((r) => r.method === 'POST'), 'neither reached the cluster');
+
+    // Control: a name the rule reaches is created, body and all.
+    const created = await kubectl(['run', 'web-9', '--image=busybox', '-n', 'default'], kc);
+    assert.deepEqual([created.code, created.stdout], [0, 'pod/web-9 created\n'], created.stderr);
+    assert.ok(
+      fake.seen.slice(before).some((r) => r.method === 'POST' && /\/namespaces\/default\/pods(\?|$)/.test(r.path)),
+    );
+    assert.equal((await kubectl(['get', 'pod', 'web-9', '-o', 'name'], kc)).stdout, 'pod/web-9\n');
+    const event = (await events('kube.request')).find((e) => e.data.verb === 'create' && e.data.name === 'web-9');
+    assert.deepEqual([event?.success, event?.data.response_code], [true, 201]);
+  });
 });
 
 describe('kube_users', () => {

@@ -19,6 +19,7 @@ import type { RecordingService } from '../../recordings/recording-service.js';
 import type { KubeUpstream } from '../../resources/kube-upstream.js';
 import type { SessionRegistry } from '../../sessions/session-registry.js';
 import { describeKubeRequest, impersonationHeaders, type KubeAccess, type KubeDecision } from './kube-access.js';
+import { readCreateBody } from './kube-create-name.js';
 import { bridgeExec } from './kube-exec.js';
 import type { ItemFilter } from './kube-filter.js';
 import { tunnelPortForward } from './kube-portforward.js';
@@ -176,10 +177,28 @@ export function createKubeProxy(deps: KubeProxyDeps) {
 
   async function onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const startedAt = clock();
-    const routed = route(req);
+    let routed = route(req);
     if (!routed) {
       sendStatus(res, 404, 'gatehouse: use the kubeconfig from GET /v1/resources/{id}/kubeconfig');
       return;
+    }
+    // A create is decided by the name in its body (kube-create-name.ts), read only for a caller the
+    // cluster admits at all, so no anonymous request makes the proxy hold a body.
+    let body: Buffer | undefined;
+    const { info } = routed;
+    if (
+      info.verb === 'create' &&
+      !info.name &&
+      !info.subresource &&
+      access.decide(req.headers, routed.clusterId).allowed
+    ) {
+      const read = await readCreateBody(req);
+      if (!read.ok) {
+        sendStatus(res, read.code, read.message);
+        return;
+      }
+      body = read.body;
+      if (read.name) routed = { ...routed, info: { ...info, name: read.name } };
     }
     const admitted = await admit(req, routed, startedAt);
     if (!admitted.ok) {
@@ -193,6 +212,7 @@ export function createKubeProxy(deps: KubeProxyDeps) {
       admitted.decision,
       routed.restPath + routed.query,
       admitted.filter,
+      body,
     );
     if (routed.info.discovery) {
       discoveryCount.set(routed.clusterId, (discoveryCount.get(routed.clusterId) ?? 0) + 1);

@@ -44,6 +44,8 @@ export function forward(
   restPathAndQuery: string,
   /** Set when kube_resources reach only part of the list or watch: the items they do not reach are dropped. */
   filter?: { keep: ItemFilter; watch: boolean },
+  /** The request body when the proxy has read it already (a create decided by name). */
+  body?: Buffer,
 ): Promise<number> {
   const base = new URL(upstream.url);
   const headers: OutgoingHttpHeaders = {};
@@ -53,6 +55,7 @@ export function forward(
   }
   Object.assign(headers, upstreamHeaders(upstream, decision));
   if (filter) filterableRequest(headers);
+  if (body) headers['content-length'] = body.length;
   return new Promise((resolve) => {
     const up = request(
       {
@@ -111,6 +114,7 @@ export function forward(
         resolve(499);
       }
     });
-    req.pipe(up);
+    if (body) up.end(body);
+    else req.pipe(up);
   });
 }
