@@ -4,13 +4,14 @@
 // keeps nothing (bench/noop-audit-open.ts). Rounds alternate between them, BENCH_ROUNDS (3) of
 // BENCH_SECONDS (10) each after a warm-up, BENCH_CONNECTIONS (50) connections; medians.
 // Target (issue 13): PostgreSQL at most 15 % fewer requests/s than the no-op store.
-// Knobs: BENCH_SECONDS, BENCH_ROUNDS, BENCH_WARMUP_SECONDS, BENCH_CONNECTIONS,
+// Knobs: BENCH_SECONDS, BENCH_ROUNDS, BENCH_WARMUP_SECONDS, BENCH_CONNECTIONS, BENCH_SERVER_NODE_ARGS
+// (node options for both Gatehouses, e.g. --cpu-prof --cpu-prof-dir=/tmp/prof),
 // GATEHOUSE_BENCH_POSTGRES_URL (else GATEHOUSE_TEST_POSTGRES_URL, else
 // postgres://postgres@127.0.0.1:5432/test); the audit table goes in a fresh schema dropped afterwards.
 // The exit code is 0 whether or not the target is met.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -34,24 +35,58 @@ const API_KEY = `bench-audit-${randomBytes(16).toString('hex')}`;
 
 const children: ChildProcess[] = [];
 
-function spawnGatehouse(mode: 'postgres' | 'noop', auditUrl?: string): Promise<GatehouseAuditReady> {
+/** CPU seconds (user + system) of a process, 0 once it is gone; Linux /proc. */
+function cpuSeconds(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+/** CPU seconds of every PostgreSQL server process so far (other clients' work included). */
+function postgresCpuSeconds(): number {
+  let total = 0;
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres') total += cpuSeconds(Number(pid));
+    } catch {}
+  }
+  return total;
+}
+
+type Target = GatehouseAuditReady & { pid: number; mode: 'postgres' | 'noop' };
+
+function spawnGatehouse(mode: 'postgres' | 'noop', auditUrl?: string): Promise<Target> {
   const dataDir = mkdtempSync(join(tmpdir(), `gatehouse-bench-audit-${mode}-`));
-  const proc = spawn(process.execPath, ['--import', 'tsx', join(BENCH_DIR, 'serve-gatehouse-audit.ts'), dataDir], {
-    cwd: resolve(BENCH_DIR, '..'),
-    env: {
-      ...process.env,
-      BENCH_API_KEY: API_KEY,
-      BENCH_AUDIT: mode,
-      ...(auditUrl ? { BENCH_AUDIT_URL: auditUrl } : {}),
+  const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const proc = spawn(
+    process.execPath,
+    [...nodeArgs, '--import', 'tsx', join(BENCH_DIR, 'serve-gatehouse-audit.ts'), dataDir],
+    {
+      cwd: resolve(BENCH_DIR, '..'),
+      env: {
+        ...process.env,
+        BENCH_API_KEY: API_KEY,
+        BENCH_AUDIT: mode,
+        ...(auditUrl ? { BENCH_AUDIT_URL: auditUrl } : {}),
+      },
+      stdio: ['pipe', 'pipe', 'inherit'],
     },
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
+  );
   children.push(proc);
   return new Promise((resolvePromise, reject) => {
     const lines = createInterface({ input: proc.stdout as NodeJS.ReadableStream });
     lines.on('line', (line) => {
-      if (line.startsWith(READY_PREFIX)) resolvePromise(JSON.parse(line.slice(READY_PREFIX.length)));
-      else process.stderr.write(`[${mode}] ${line}\n`);
+      if (line.startsWith(READY_PREFIX)) {
+        resolvePromise({
+          ...(JSON.parse(line.slice(READY_PREFIX.length)) as GatehouseAuditReady),
+          pid: proc.pid as number,
+          mode,
+        });
+      } else process.stderr.write(`[${mode}] ${line}\n`);
     });
     proc.on('exit', (code) => reject(new Error(`the ${mode} Gatehouse exited before it was ready (${code})`)));
   });
@@ -60,7 +95,24 @@ function spawnGatehouse(mode: 'postgres' | 'noop', auditUrl?: string): Promise<G
 let created = 0;
 
 /** POST /v1/agents with a new name each time, for `seconds`; requests per second. */
-async function createAgents(target: GatehouseAuditReady, seconds: number) {
+/** Transactions committed in the bench's database so far (every client's; stats lag by up to a second). */
+async function commits(): Promise<number> {
+  const client = new pg.Client({ connectionString: PG_URL });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ n: string }>(
+      'SELECT xact_commit AS n FROM pg_stat_database WHERE datname = current_database()',
+    );
+    return Number(rows[0]?.n ?? 0);
+  } finally {
+    await client.end();
+  }
+}
+
+async function createAgents(target: Target, seconds: number) {
+  const cpu0 = cpuSeconds(target.pid);
+  const pg0 = postgresCpuSeconds();
+  const commits0 = await commits();
   const result = await autocannon({
     url: target.url,
     connections: CONNECTIONS,
@@ -77,7 +129,18 @@ async function createAgents(target: GatehouseAuditReady, seconds: number) {
   if (result.non2xx > 0 || result.errors > 0) {
     throw new Error(`POST /v1/agents: ${result.non2xx} non-2xx answers and ${result.errors} errors`);
   }
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 };
+  // After the stats of the round's last commits are flushed (pgstat: at most every second).
+  await new Promise((r) => setTimeout(r, 1100));
+  const eventsPerCommit = result.requests.total / Math.max(1, (await commits()) - commits0 - 1);
+  const perRequest = (seconds: number) => Math.round((seconds * 1e6) / Math.max(1, result.requests.total));
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    cpuUs: perRequest(cpuSeconds(target.pid) - cpu0),
+    pgCpuUs: perRequest(postgresCpuSeconds() - pg0),
+    eventsPerCommit,
+  };
 }
 
 async function admin(sql: string): Promise<void> {
@@ -104,7 +167,7 @@ async function main(): Promise<void> {
       postgres: await spawnGatehouse('postgres', auditUrl),
     };
     for (const t of Object.values(targets)) if (WARMUP_SECONDS > 0) await createAgents(t, WARMUP_SECONDS);
-    const rounds: Record<keyof typeof targets, Array<{ rps: number; p50: number; p99: number }>> = {
+    const rounds: Record<keyof typeof targets, Array<Awaited<ReturnType<typeof createAgents>>>> = {
       noop: [],
       postgres: [],
     };
@@ -113,17 +176,17 @@ async function main(): Promise<void> {
         const r = await createAgents(targets[mode], SECONDS);
         rounds[mode].push(r);
         console.log(
-          `  round ${round} ${mode.padEnd(8)} ${Math.round(r.rps).toLocaleString('en-US')} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms (load ${loadavg()[0]?.toFixed(2)})`,
+          `  round ${round} ${mode.padEnd(8)} ${Math.round(r.rps).toLocaleString('en-US')} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms; CPU per request: Gatehouse ${r.cpuUs} µs, PostgreSQL ${r.pgCpuUs} µs${mode === 'postgres' ? `; ${r.eventsPerCommit.toFixed(1)} requests per commit` : ''} (load ${loadavg()[0]?.toFixed(2)})`,
         );
       }
     }
     const rps = (mode: 'noop' | 'postgres') => median(rounds[mode].map((r) => r.rps));
     const ratio = rps('postgres') / rps('noop');
-    console.log('\n| audit store | req/s (median) | rounds |');
-    console.log('| --- | ---: | ---: |');
+    console.log('\n| audit store | req/s (median) | rounds | Gatehouse CPU/req | PostgreSQL CPU/req |');
+    console.log('| --- | ---: | ---: | ---: | ---: |');
     for (const mode of ['noop', 'postgres'] as const) {
       console.log(
-        `| ${mode} | ${Math.round(rps(mode)).toLocaleString('en-US')} | ${rounds[mode].map((r) => Math.round(r.rps).toLocaleString('en-US')).join(', ')} |`,
+        `| ${mode} | ${Math.round(rps(mode)).toLocaleString('en-US')} | ${rounds[mode].map((r) => Math.round(r.rps).toLocaleString('en-US')).join(', ')} | ${median(rounds[mode].map((r) => r.cpuUs))} µs | ${median(rounds[mode].map((r) => r.pgCpuUs))} µs |`,
       );
     }
     const fewer = (1 - ratio) * 100;
