@@ -175,7 +175,8 @@ export async function runDbSession(ctx: DbSessionContext): Promise<void> {
     const lifted = readOnly?.watch(chunk);
     if (lifted) return terminate(lifted);
     fromServer.scan(chunk);
-    if (!client.write(chunk)) up.pause();
+    const flowing = upstream.reads ? upstream.reads.write(client, chunk) : client.write(chunk);
+    if (!flowing) up.pause();
   };
   up.on('drain', () => {
     upstreamFull = false;
@@ -192,9 +193,10 @@ export async function runDbSession(ctx: DbSessionContext): Promise<void> {
     }
   };
   client.on('data', guard(toUpstream));
-  up.on('data', guard(toClient));
+  if (!upstream.reads) up.on('data', guard(toClient));
   if (ctx.clientRest.length) guard(toUpstream)(ctx.clientRest);
   if (upstream.rest.length) guard(toClient)(upstream.rest);
+  upstream.reads?.sendTo(guard(toClient));
   client.resume();
   up.resume();
 

@@ -64,7 +64,8 @@ export class FrameScanner {
         this.wanted = Math.min(want, this.bodyLength);
         if (end - at >= this.bodyLength) {
           // The whole body is in this chunk (nearly always, for small messages): a view of its head
-          // goes to the callback, with none of the bookkeeping a split message needs.
+          // goes to the callback, with none of the bookkeeping a split message needs. The view is
+          // valid during the call only: the callback copies what it keeps.
           const bodyStart = at;
           at += this.bodyLength;
           this.messageEnd = at;
@@ -79,7 +80,8 @@ export class FrameScanner {
       const n = Math.min(this.remaining, end - at);
       if (this.collected < this.wanted) {
         const take = Math.min(n, this.wanted - this.collected);
-        this.parts.push(chunk.subarray(at, at + take));
+        // Copied: the chunk may be a reused read buffer (reused-reads.ts) that the next read overwrites.
+        this.parts.push(Buffer.from(chunk.subarray(at, at + take)));
         this.collected += take;
       }
       at += n;
@@ -95,7 +97,6 @@ export class FrameScanner {
     if (!this.inspected) return;
     const head = this.parts.length === 1 ? (this.parts[0] as Buffer) : Buffer.concat(this.parts);
     this.parts = [];
-    // The head may point into a chunk that is then written on; the callback copies what it keeps.
     this.onMessage(this.type, head, this.bodyLength);
   }
 }

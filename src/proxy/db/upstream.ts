@@ -10,6 +10,7 @@ import { createRequire } from 'node:module';
 import { connect, isIP, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import { serialize } from 'pg-protocol';
+import { ReusedReads } from './reused-reads.js';
 import { parseErrorFields, StartupReader } from './wire.js';
 
 interface SaslSession {
@@ -44,6 +45,11 @@ export interface UpstreamSession {
   greeting: Buffer[];
   /** Bytes the server sent after its ReadyForQuery (none, normally). */
   rest: Buffer;
+  /**
+   * On plain TCP, where the server's bytes arrive from now on (the socket emits no 'data'); absent
+   * over TLS, whose socket is read as a stream.
+   */
+  reads?: ReusedReads;
 }
 
 export interface UpstreamOptions {
@@ -88,7 +94,8 @@ async function startTls(socket: Socket, o: UpstreamOptions & { tls: NonNullable<
 const R = 'R'.charCodeAt(0);
 
 export async function connectUpstream(o: UpstreamOptions): Promise<UpstreamSession> {
-  const raw = connect({ host: o.host, port: o.port });
+  const reads = o.tls ? undefined : new ReusedReads();
+  const raw = connect({ host: o.host, port: o.port, ...(reads ? { onread: reads.onread } : {}) });
   raw.setNoDelay(true);
   // Errors surface through the readers and the TLS socket; this keeps a late one from being unhandled.
   raw.on('error', () => {});
@@ -108,7 +115,10 @@ export async function connectUpstream(o: UpstreamOptions): Promise<UpstreamSessi
       );
     });
     if (o.tls) socket = await startTls(raw, { ...o, tls: o.tls });
-    reader = new StartupReader(socket);
+    const startupReader = new StartupReader(socket);
+    reader = startupReader;
+    // The startup reader keeps what it is given across reads: a copy, not a view of the reused buffer.
+    reads?.sendTo((chunk) => startupReader.push(Buffer.from(chunk)));
     socket.write(serialize.startup({ ...o.parameters, user: o.user, database: o.database }));
     let sasl_: SaslSession | undefined;
     let pid = 0;
@@ -162,7 +172,8 @@ export async function connectUpstream(o: UpstreamOptions): Promise<UpstreamSessi
       else if (type === 'Z') {
         greeting.push(raw);
         clearTimeout(timer);
-        return { socket, pid, secret, greeting, rest: reader.release() };
+        reads?.sendTo(undefined);
+        return { socket, pid, secret, greeting, rest: reader.release(), ...(reads ? { reads } : {}) };
       } else throw new UpstreamError(`unexpected message ${type} during startup`, 'protocol');
     }
   } catch (error) {

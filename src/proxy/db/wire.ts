@@ -110,6 +110,11 @@ export class StartupReader {
     socket.on('error', this.onEnd);
   }
 
+  /** Bytes read from the socket some other way (its `onread`, which emits no 'data'); kept as given. */
+  push(chunk: Buffer): void {
+    this.onData(chunk);
+  }
+
   /** Replaces the socket read from (after a TLS upgrade); nothing may be buffered then. */
   switchTo(socket: Socket): void {
     this.detach();
