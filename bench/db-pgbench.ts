@@ -204,9 +204,10 @@ async function main() {
       console.log(`gatehouse / pgbouncer: ${(tps('gatehouse') / tps('pgbouncer')).toFixed(2)} (target ≥ 0.8)`);
     if (ways.direct && ways.gatehouse)
       console.log(`gatehouse / direct:    ${(tps('gatehouse') / tps('direct')).toFixed(2)} (target ≥ 0.5)`);
-    console.log(
-      `Gatehouse CPU per transaction: ${(cpu.us / cpu.transactions).toFixed(1)} µs (process; main thread ${(cpu.mainUs / cpu.transactions).toFixed(1)}, busy ${(median(cpu.elu) * 100).toFixed(0)}%)`,
-    );
+    if (cpu.transactions > 0)
+      console.log(
+        `Gatehouse CPU per transaction: ${(cpu.us / cpu.transactions).toFixed(1)} µs (process; main thread ${(cpu.mainUs / cpu.transactions).toFixed(1)}, busy ${(median(cpu.elu) * 100).toFixed(0)}%)`,
+      );
     console.log(
       `db.query events written: ${events.json.pagination.total}${events.json.pagination.total === events.json.pagination.total_limit ? '+' : ''}`,
     );
