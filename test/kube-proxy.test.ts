@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { keys } from '../src/auth/records.js';
+import { createKubeCa } from '../src/proxy/kube/kube-ca.js';
 import { type FakeKube, startFakeKube } from './helpers/fake-kube-apiserver.js';
 import { kubectl } from './helpers/fake-kube-apiserver-kubectl.js';
 import { requestsTo, startTestServer, type TestServer, userWithRoles } from './helpers/gatehouse.js';
@@ -253,6 +254,50 @@ describe('kubectl through the proxy', () => {
       assert.equal(res.status, status, `${path}: ${res.body}`);
       assert.equal(JSON.parse(res.body).kind, 'Status');
     }
+  });
+});
+
+describe('upstream credential', () => {
+  test('a cluster whose CA does not match is never reached (502); PATCH kube rotates CA and token in place', async () => {
+    const created = await admin('POST', '/v1/resources', {
+      kind: 'kube_cluster',
+      name: 'rotating-cluster',
+      address: fake.url,
+      labels: { env: 'dev' },
+      kube: { ca_pem: createKubeCa().certPem, token: fake.token },
+    });
+    assert.equal(created.status, 201, created.text);
+    const id = created.json.id as string;
+    const res = await as(alice.token, 'GET', `/v1/resources/${id}/kubeconfig`);
+    assert.equal(res.status, 200, res.text);
+    const dir = mkdtempSync(join(home, 'rotating-'));
+    writeFileSync(join(dir, 'config'), res.text);
+    const kc = { kubeconfig: join(dir, 'config'), home: dir };
+
+    const before = fake.seen.length;
+    const foreign = await kubectl(['get', 'pods'], kc);
+    assert.equal(foreign.code, 1);
+    assert.match(foreign.stderr, /gatehouse: cannot reach the cluster's API server \(.*certificate/);
+    assert.equal(fake.seen.length, before, 'the API server under a CA not given was never sent the request');
+
+    const rotated = await admin('PATCH', `/v1/resources/${id}`, { kube: { ca_pem: fake.caPem, token: fake.token } });
+    assert.equal(rotated.status, 200, rotated.text);
+    assert.equal(rotated.json.kube.credential, 'token');
+    assert.ok(!rotated.text.includes(fake.token), 'the token is never answered');
+    const ok = await kubectl(['get', 'pods', '-o', 'name'], kc);
+    assert.deepEqual([ok.code, ok.stdout], [0, 'pod/web-1\n'], ok.stderr);
+
+    // A new token takes effect on the next request, though the connection with the old one is open.
+    const wrongToken = await admin('PATCH', `/v1/resources/${id}`, {
+      kube: { ca_pem: fake.caPem, token: 'revoked-token' },
+    });
+    assert.equal(wrongToken.status, 200, wrongToken.text);
+    const refused = await kubectl(['get', 'pods', '-o', 'name'], kc);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /Unauthorized/);
+    const updated = (await events('resource.updated')).find((e) => e.target?.id === id);
+    assert.deepEqual(updated?.data.changed, ['kube']);
+    assert.equal((await admin('DELETE', `/v1/resources/${id}`)).status, 204);
   });
 });
 

@@ -263,11 +263,16 @@ export function createResourceService(deps: {
         (f) => JSON.stringify(patch[f]) !== JSON.stringify(r[f]),
       );
       if (changed.length === 0) return r;
-      // A database's new credentials replace the old ones whole; the record keeps only their summary.
-      const { db: dbInput, ...fields } = patch;
+      // New upstream credentials (a database's, a cluster's) replace the old ones whole; the record
+      // keeps only their summary.
+      const { db: dbInput, kube: kubeInput, ...fields } = patch;
       const next: ResourceRecord = { ...r, ...fields, updated_at: isoTime(clock()) };
-      const sealed = dbInput ? sealDbUpstream(box, r.id, dbInput) : undefined;
-      if (sealed) next.db = sealed.summary;
+      const sealedDb = dbInput ? sealDbUpstream(box, r.id, dbInput) : undefined;
+      const sealedKube = kubeInput ? sealKubeUpstream(box, r.id, kubeInput) : undefined;
+      if (sealedDb) next.db = sealedDb.summary;
+      if (sealedKube) next.kube = sealedKube.summary;
+      const secretKey = sealedDb ? keys.dbSecret(r.id) : keys.kubeSecret(r.id);
+      const sealed = sealedDb ?? sealedKube;
       await deps.covering.requireSees(
         ctx,
         { kind: r.kind, labels: next.labels },
@@ -280,7 +285,7 @@ export function createResourceService(deps: {
               [{ key: item.key, revision: item.revision }],
               [
                 { type: 'put', key: item.key, value: JSON.stringify(next) },
-                { type: 'put', key: keys.dbSecret(r.id), value: JSON.stringify(sealed.secret) },
+                { type: 'put', key: secretKey, value: JSON.stringify(sealed.secret) },
               ],
             )
           : state.replace(item.key, item.revision, next),

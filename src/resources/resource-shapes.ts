@@ -80,6 +80,7 @@ export const ResourcePatch = Type.Object(
     protocol: Type.Optional(Protocol),
     uri: Type.Optional(Uri),
     db: Type.Optional(DbInput),
+    kube: Type.Optional(KubeInput),
   },
   { additionalProperties: false, minProperties: 1 },
 );

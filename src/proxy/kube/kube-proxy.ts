@@ -205,15 +205,11 @@ export function createKubeProxy(deps: KubeProxyDeps) {
       sendStatus(res, admitted.code, admitted.message);
       return;
     }
-    const code = await forward(
-      req,
-      res,
-      admitted.upstream,
-      admitted.decision,
-      routed.restPath + routed.query,
-      admitted.filter,
-      body,
-    );
+    const code = await forward(req, res, admitted.upstream, admitted.decision, routed.restPath + routed.query, {
+      ...(admitted.filter ? { filter: admitted.filter } : {}),
+      ...(body ? { body } : {}),
+      discovery: routed.info.discovery,
+    });
     if (routed.info.discovery) {
       discoveryCount.set(routed.clusterId, (discoveryCount.get(routed.clusterId) ?? 0) + 1);
       return;

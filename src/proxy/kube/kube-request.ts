@@ -91,6 +91,20 @@ export function sendStatus(res: ServerResponse, code: number, message: string): 
   res.end(body);
 }
 
+/**
+ * Answers in plain text. kubectl's discovery reads an error's body only when it is text (client-go
+ * shows a JSON Status there as `an error on the server ("unknown")`): a cluster unreachable from
+ * the proxy, a wrong CA above all, must say so where the user looks.
+ */
+export function sendText(res: ServerResponse, code: number, message: string): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  res.writeHead(code, { 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(message) });
+  res.end(message);
+}
+
 /** Answers an upgrade request (exec, SPDY) on its raw socket with a Kubernetes Status, then closes. */
 export function sendStatusOnSocket(socket: Duplex, code: number, message: string): void {
   const body = statusBody(code, message);

@@ -2,12 +2,12 @@
 // hop-by-hop headers and any impersonation, plus Gatehouse's credential and the impersonation of
 // the principal. Bodies and responses stream both ways with backpressure (watch, logs -f).
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import { request } from 'node:https';
+import { Agent, request } from 'node:https';
 import { isIP } from 'node:net';
 import type { KubeUpstream } from '../../resources/kube-upstream.js';
 import type { KubeDecision } from './kube-access.js';
 import { filterableRequest, filterBody, type ItemFilter, isJson, watchFilter } from './kube-filter.js';
-import { sendStatus } from './kube-request.js';
+import { sendStatus, sendText } from './kube-request.js';
 
 const HOP_BY_HOP = new Set([
   'connection',
@@ -35,6 +35,25 @@ export function upstreamHeaders(
   };
 }
 
+// One keep-alive agent per opened upstream (openKubeUpstream returns the same object until the
+// credential or address changes), with the CA and client identity built in: passed per request
+// instead, they made Node's global agent build and hash a pool name holding the whole CA PEM on
+// every request. A replaced upstream's agent goes with it; its idle sockets close as the server
+// drops them.
+const agents = new WeakMap<KubeUpstream, Agent>();
+function agentFor(upstream: KubeUpstream): Agent {
+  let agent = agents.get(upstream);
+  if (!agent) {
+    agent = new Agent({
+      keepAlive: true,
+      ca: upstream.ca,
+      ...(upstream.cert ? { cert: upstream.cert, key: upstream.key } : {}),
+    });
+    agents.set(upstream, agent);
+  }
+  return agent;
+}
+
 /** Forwards; resolves with the upstream status code (502 when unreachable) once the response ended. */
 export function forward(
   req: IncomingMessage,
@@ -42,11 +61,16 @@ export function forward(
   upstream: KubeUpstream,
   decision: Allowed,
   restPathAndQuery: string,
-  /** Set when kube_resources reach only part of the list or watch: the items they do not reach are dropped. */
-  filter?: { keep: ItemFilter; watch: boolean },
-  /** The request body when the proxy has read it already (a create decided by name). */
-  body?: Buffer,
+  opts: {
+    /** Set when kube_resources reach only part of the list or watch: the items they do not reach are dropped. */
+    filter?: { keep: ItemFilter; watch: boolean };
+    /** The request body when the proxy has read it already (a create decided by name). */
+    body?: Buffer;
+    /** A discovery request (/api, /apis): kubectl shows only a text answer to it, never a Status. */
+    discovery?: boolean;
+  } = {},
 ): Promise<number> {
+  const { filter, body } = opts;
   const base = new URL(upstream.url);
   const headers: OutgoingHttpHeaders = {};
   for (const [name, value] of Object.entries(req.headers)) {
@@ -64,8 +88,7 @@ export function forward(
         path: `${base.pathname.replace(/\/$/, '')}${restPathAndQuery}`,
         method: req.method,
         headers,
-        ca: upstream.ca,
-        ...(upstream.cert ? { cert: upstream.cert, key: upstream.key } : {}),
+        agent: agentFor(upstream),
         ...(isIP(base.hostname.replace(/^\[|\]$/g, '')) ? {} : { servername: base.hostname }),
       },
       (upRes) => {
@@ -106,7 +129,9 @@ export function forward(
       },
     );
     up.on('error', (err) => {
-      sendStatus(res, 502, `gatehouse: cannot reach the cluster's API server (${err.message})`);
+      const message = `gatehouse: cannot reach the cluster's API server (${err.message})`;
+      if (opts.discovery) sendText(res, 502, message);
+      else sendStatus(res, 502, message);
       resolve(502);
     });
     // The client leaving (kubectl get -w interrupted) ends the upstream request too.
