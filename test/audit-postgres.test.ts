@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { openAuditStore } from '../src/audit/open.js';
+import { COPY_MIN_EVENTS } from '../src/audit/pg-copy.js';
 import { partitionStart } from '../src/audit/pg-partitions.js';
 import {
   AUDIT_POSTGRES_SCHEMA_VERSION,
@@ -177,53 +178,53 @@ if (unreachable !== undefined) {
       }
     });
 
-    test('filter columns holding what COPY text treats specially round-trip and match their filters', async () => {
-      const s = scratch();
-      try {
-        const store = await s.open();
-        // Tab and newline separate fields and rows, a backslash starts an escape, \N is NULL and \. ends
-        // the data: each in every filter column, and one column holding exactly \N or \. alone.
-        const odd = ['tab\there', 'line\nbreak', 'cr\rhere', 'back\\slash', '\\N', '\\.', 'end\\', '\\\n\\.\n'];
-        const events = odd.map(
-          (v, i): AuditEvent => ({
-            id: `odd-${i}-${v}`,
-            type: `odd.${v}`,
+    for (const path of ['json', 'COPY'] as const) {
+      test(`filter columns holding what COPY text treats specially round-trip and match their filters (${path})`, async () => {
+        const s = scratch();
+        const batches: number[] = [];
+        try {
+          const store = await s.open({ onBatch: (b) => batches.push(b.events) });
+          // Tab and newline separate fields and rows, a backslash starts an escape, \N is NULL and \.
+          // ends the data: each in every filter column, and one column holding exactly \N or \. alone.
+          const odd = ['tab\there', 'line\nbreak', 'cr\rhere', 'back\\slash', '\\N', '\\.', 'end\\', '\\\n\\.\n'];
+          const make = (v: string, i: number, type: string): AuditEvent => ({
+            id: `${type}-${i}-${v}`,
+            type: `${type}.${v}`,
             code: 'GH0000I',
-            time: new Date(Date.UTC(2026, 0, 5, 0, 0, i)).toISOString(),
+            time: new Date(Date.UTC(2026, 0, 5, 0, 0, 0, i)).toISOString(),
             actor: { kind: 'user', id: v, name: v },
             target: { kind: 'x', id: v },
             session_id: v,
             success: true,
-          }),
-        );
-        await store.append(events);
-        const page = await store.query({ limit: 100, countUpTo: 100 });
-        assert.equal(page.total, odd.length);
-        assert.deepEqual([...page.events].reverse(), events, 'bodies and write order as appended');
-        for (const [i, v] of odd.entries()) {
-          const one = [events[i]];
-          assert.deepEqual((await store.query({ actor: v, limit: 10 })).events, one, `actor ${JSON.stringify(v)}`);
-          assert.deepEqual((await store.query({ target: v, limit: 10 })).events, one, `target ${JSON.stringify(v)}`);
-          assert.deepEqual(
-            (await store.query({ session_id: v, limit: 10 })).events,
-            one,
-            `session ${JSON.stringify(v)}`,
+          });
+          const events = odd.map((v, i) => make(v, COPY_MIN_EVENTS + i, 'odd'));
+          // Large batches go as COPY, small ones as the json parameter (src/audit/pg-copy.ts).
+          const padding =
+            path === 'COPY' ? Array.from({ length: COPY_MIN_EVENTS }, (_, i) => make(`p${i}`, i, 'pad')) : [];
+          await store.append([...padding, ...events]);
+          assert.deepEqual(batches, [padding.length + events.length]);
+          assert.equal((batches[0] as number) >= COPY_MIN_EVENTS, path === 'COPY');
+          const page = await store.query({ types: ['odd.*'], limit: 100, countUpTo: 100 });
+          assert.equal(page.total, odd.length);
+          assert.deepEqual([...page.events].reverse(), events, 'bodies and write order as appended');
+          for (const [i, v] of odd.entries()) {
+            const one = [events[i]];
+            const name = JSON.stringify(v);
+            assert.deepEqual((await store.query({ actor: v, limit: 10 })).events, one, `actor ${name}`);
+            assert.deepEqual((await store.query({ target: v, limit: 10 })).events, one, `target ${name}`);
+            assert.deepEqual((await store.query({ session_id: v, limit: 10 })).events, one, `session ${name}`);
+            assert.deepEqual((await store.query({ types: [`odd.${v}`], limit: 10 })).events, one, `type ${name}`);
+          }
+          // No column became NULL: \N was stored as the two characters.
+          const nulls = await admin(
+            `SELECT 1 FROM "${s.schema}".events WHERE actor_id IS NULL OR target_id IS NULL OR session_id IS NULL`,
           );
-          assert.deepEqual(
-            (await store.query({ types: [`odd.${v}`], limit: 10 })).events,
-            one,
-            `type ${JSON.stringify(v)}`,
-          );
+          assert.equal(nulls.rowCount, 0);
+        } finally {
+          await s.cleanup();
         }
-        // No column became NULL: \N was stored as the two characters.
-        const nulls = await admin(
-          `SELECT 1 FROM "${s.schema}".events WHERE actor_id IS NULL OR target_id IS NULL OR session_id IS NULL`,
-        );
-        assert.equal(nulls.rowCount, 0);
-      } finally {
-        await s.cleanup();
-      }
-    });
+      });
+    }
 
     test('two instances writing one table: a tailing reader sees every event exactly once', async () => {
       // Without the append lock, a big transaction drawing seqs first but committing after a small one

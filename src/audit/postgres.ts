@@ -3,8 +3,8 @@
 // primary among the URL's hosts, read from the primary or from a replica (readUrl).
 //
 // Writing. One flush at a time per store: appends that arrive while a flush is in progress wait and
-// go together in the next one, as ONE COPY (pg-copy.ts: one transaction, one WAL flush) on the
-// store's writer connection. Each append's promise resolves after that COMMIT, which the session's
+// go together in the next one, as ONE statement (pg-copy.ts: a COPY or a json parameter; one
+// transaction, one WAL flush) on the store's writer connection. Each append's promise resolves after that COMMIT, which the session's
 // synchronous_commit (on by default) makes wait for the synchronous standby when the primary names
 // one. If the batch fails with a database error (a duplicate id, a value PostgreSQL cannot store),
 // each append is retried in its own transaction, so one bad append fails only its own caller.
@@ -19,7 +19,7 @@
 // seq N will never later see a newly committed event below N. That is what lets tail() and cursors
 // use `seq > / < position`. The lock is held for the commit only; readers never take it.
 import pg from 'pg';
-import { copyEvents } from './pg-copy.js';
+import { writeEvents } from './pg-copy.js';
 import { dropPartitionsBefore, ensurePartitions } from './pg-partitions.js';
 import { backoffMs, createHostTracker, isConnectionLoss, type Target, unavailable } from './pg-primary.js';
 import { deleteEventsBefore, queryEvents, replayLagSeconds, tailEvents } from './pg-read.js';
@@ -129,7 +129,7 @@ export async function openPostgresAuditStore(opts: PostgresAuditOptions): Promis
       );
     });
     try {
-      await Promise.race([copyEvents(client, s, events), timeout]);
+      await Promise.race([writeEvents(client, s, events), timeout]);
       lastCommitAt = Date.now();
     } finally {
       clearTimeout(timer);
