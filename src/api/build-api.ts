@@ -34,6 +34,7 @@ import { installSecurity } from './plugins/security.js';
 import { resourceRoutes } from './resources/resources.routes.js';
 import { roleRoutes } from './roles/roles.routes.js';
 import type { RegisteredRoute } from './route-config.js';
+import { compileSerializer } from './serializer.js';
 import { sessionRoutes } from './sessions/sessions.routes.js';
 import { sshCaRoutes } from './ssh-ca/ssh-ca.routes.js';
 import { sshKeyRoutes } from './ssh-keys/ssh-keys.routes.js';
@@ -118,6 +119,7 @@ export async function buildApi(services: Services, opts: ApiOptions): Promise<{ 
   answerUnmetExpectations(app.server);
 
   app.setValidatorCompiler(createValidatorCompiler());
+  app.setSerializerCompiler(compileSerializer);
   app.removeContentTypeParser(['text/plain']);
   installJsonBodyParser(app);
   // Callback-style hooks: they run on every request, and skip the promise machinery of async ones.
