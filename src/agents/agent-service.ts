@@ -223,6 +223,8 @@ export function createAgentService(deps: {
     },
 
     get: (id: string): AgentRecord => findItem(id).value,
+    /** last_used_at as answered, which changes apart from the record. */
+    lastUsed: (id: string): string | null => deps.usage.agentLastUsed(id),
     getItem: findItem,
 
     async create(ctx: RequestContext & { principal: Principal }, input: CreateAgentInput): Promise<AgentRecord> {

@@ -4,6 +4,7 @@ import type { DelegationService } from '../../agents/delegation-service.js';
 import type { TokenIntrospection } from '../../agents/introspection.js';
 import type { SigningKeys } from '../../agents/signing-keys.js';
 import type { App } from '../app-types.js';
+import { type ListAnswer, listAnswer } from '../list-answer.js';
 import { authenticatedContext } from '../request-context.js';
 import { responses } from '../schemas.js';
 import {
@@ -43,6 +44,7 @@ export function agentRoutes(
   },
 ): void {
   const { agents, agentCredentials, delegations } = deps;
+  const sendAgents = listAnswer('agents', Agent, agents.toResponse, (a) => agents.lastUsed(a.id));
 
   app.post(
     '/v1/agents',
@@ -62,10 +64,7 @@ export function agentRoutes(
       config: { permission: { resource: 'agents', verb: 'list' } },
       schema: { tags, summary: 'List agents', querystring: AgentQuery, response: responses({ 200: AgentList }) },
     },
-    async (request) => {
-      const { items, pagination } = agents.list(request.query);
-      return { agents: items.map(agents.toResponse), pagination };
-    },
+    (request, reply) => sendAgents(reply as unknown as ListAnswer, agents.list(request.query)),
   );
 
   app.get(

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { type RoleService, toRoleResponse } from '../../roles/role-service.js';
 import type { App } from '../app-types.js';
+import { type ListAnswer, listAnswer } from '../list-answer.js';
 import { authenticatedContext } from '../request-context.js';
 import { responses } from '../schemas.js';
 import { Role, RoleInput, RoleList, RoleParams, RoleQuery } from './roles.schema.js';
@@ -9,6 +10,7 @@ const tags = ['roles'];
 
 export function roleRoutes(app: App, deps: { roles: RoleService }): void {
   const { roles } = deps;
+  const sendRoles = listAnswer('roles', Role, toRoleResponse);
 
   app.get(
     '/v1/roles',
@@ -16,10 +18,7 @@ export function roleRoutes(app: App, deps: { roles: RoleService }): void {
       config: { permission: { resource: 'roles', verb: 'list' } },
       schema: { tags, summary: 'List roles', querystring: RoleQuery, response: responses({ 200: RoleList }) },
     },
-    async (request) => {
-      const { items, pagination } = roles.list(request.query);
-      return { roles: items.map(toRoleResponse), pagination };
-    },
+    (request, reply) => sendRoles(reply as unknown as ListAnswer, roles.list(request.query)),
   );
 
   app.post(

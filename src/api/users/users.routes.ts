@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { toUserResponse, type UserService } from '../../users/user-service.js';
 import type { App } from '../app-types.js';
+import { type ListAnswer, listAnswer } from '../list-answer.js';
 import { authenticatedContext } from '../request-context.js';
 import { responses } from '../schemas.js';
 import {
@@ -23,6 +24,7 @@ const tags = ['users'];
 
 export function userRoutes(app: App, deps: { users: UserService }): void {
   const { users } = deps;
+  const sendUsers = listAnswer('users', User, toUserResponse);
   addressUsersByName(app, users);
 
   app.get(
@@ -31,10 +33,7 @@ export function userRoutes(app: App, deps: { users: UserService }): void {
       config: { permission: { resource: 'users', verb: 'list' } },
       schema: { tags, summary: 'List users', querystring: UserQuery, response: responses({ 200: UserList }) },
     },
-    async (request) => {
-      const { items, pagination } = users.list(request.query);
-      return { users: items.map(toUserResponse), pagination };
-    },
+    (request, reply) => sendUsers(reply as unknown as ListAnswer, users.list(request.query)),
   );
 
   app.post(
