@@ -117,3 +117,20 @@ test('with the default sync, a write survives reopening the file', async () => {
   assert.equal((await again.get('k'))?.value, 'durable');
   await again.close();
 });
+
+test('close waits for a write queued while the last sync ran: committed, synced, acknowledged', async () => {
+  const gate = gatedSync();
+  const path = freshPath();
+  const backend = openSqliteBackend({ path, syncFile: gate.syncFile });
+  const first = backend.put('a', '1');
+  await sleep(20);
+  const closing = backend.close();
+  const second = backend.put('b', '2');
+  const releaser = setInterval(() => gate.release(), 10);
+  await Promise.all([first, second, closing]);
+  clearInterval(releaser);
+  assert.ok(gate.calls() >= 2, 'the late write had a sync of its own');
+  const again = openSqliteBackend({ path });
+  assert.deepEqual([(await again.get('a'))?.value, (await again.get('b'))?.value], ['1', '2']);
+  await again.close();
+});

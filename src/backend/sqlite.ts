@@ -317,11 +317,14 @@ export function openSqliteBackend(opts: SqliteBackendOptions): Backend {
     async close() {
       if (closed) return;
       // Let queued writes commit first: nothing acknowledged-in-flight is dropped.
-      while (queue.length > 0 || flushScheduled) await new Promise((r) => setImmediate(r));
-      await syncer?.idle();
+      // (a write queued while the last sync ran is committed and synced too, before anything closes)
+      do {
+        while (queue.length > 0 || flushScheduled) await new Promise((r) => setImmediate(r));
+        await syncer?.idle();
+      } while (queue.length > 0 || flushScheduled);
+      closed = true;
       syncer?.close();
       await checkpointer?.close();
-      closed = true;
       clearInterval(sweeper);
       watchers.clear();
       db.close();
