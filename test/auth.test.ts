@@ -1,7 +1,10 @@
 // Token issue, refresh with rotation and reuse detection, revocation, expiry (throttling:
 // login-throttle.test.ts).
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { openSqliteBackend } from '../src/backend/sqlite.js';
 import { ADMIN_KEY, api, startTestServer, type TestServer, userWithRoles } from './helpers/gatehouse.js';
 
 let server: TestServer;
@@ -15,14 +18,21 @@ const events = async (type: string) =>
   (await api(server.url, 'GET', `/v1/events?type=${type}&per_page=100`, { token: server.adminToken })).json.events;
 
 describe('POST /v1/auth/token', () => {
-  test('returns the seed token response, prefixed opaque tokens, and no-store', async () => {
+  test('returns the seed token response, prefixed opaque tokens with their issue time, and no-store', async () => {
+    const before = Date.now();
     const res = await login();
+    const after = Date.now();
     assert.equal(res.status, 200);
     assert.equal(res.headers.get('cache-control'), 'no-store');
     assert.equal(res.json.token_type, 'Bearer');
     assert.equal(res.json.expires_in, 3600);
-    assert.match(res.json.access_token, /^gha_[A-Za-z0-9_-]{43}$/);
-    assert.match(res.json.refresh_token, /^ghr_[A-Za-z0-9_-]{43}$/);
+    assert.match(res.json.access_token, /^gha_[0-9a-f]{12}[A-Za-z0-9_-]{43}$/);
+    assert.match(res.json.refresh_token, /^ghr_[0-9a-f]{12}[A-Za-z0-9_-]{43}$/);
+    for (const token of [res.json.access_token, res.json.refresh_token]) {
+      const issued = Number.parseInt(token.slice(4, 16), 16);
+      assert.ok(issued >= before && issued <= after, `issue time ${issued} within [${before}, ${after}]`);
+    }
+    assert.notEqual(res.json.access_token.slice(16), res.json.refresh_token.slice(16), 'random parts differ');
     const me = await api(server.url, 'GET', '/v1/users', { token: res.json.access_token });
     assert.equal(me.status, 200);
   });
@@ -166,4 +176,65 @@ describe('expiry and malformed tokens', () => {
       assert.match(res.headers.get('www-authenticate') ?? '', /^Bearer realm="gatehouse", error="invalid_token"/);
     });
   }
+});
+
+describe('tokens issued before tokens carried their issue time', () => {
+  // Such a token (gha_ + 43 random characters) was stored under the hash of the whole token; after an
+  // upgrade it must keep working until it expires, and so must its refresh token.
+  test('an old-shape access and refresh token still resolve, refresh and revoke', async () => {
+    const old = await startTestServer();
+    const sha = (v: string) => createHash('sha256').update(v).digest('hex');
+    let access: string;
+    let refresh: string;
+    try {
+      const pair = (await api(old.url, 'POST', '/v1/auth/token', { body: { api_key: ADMIN_KEY } })).json;
+      access = `gha_${pair.access_token.slice(16)}`;
+      refresh = `ghr_${pair.refresh_token.slice(16)}`;
+      await old.stop({ keepData: true });
+      // Move the two rows to where an older Gatehouse kept them.
+      const backend = openSqliteBackend({ path: join(old.dataDir, 'state.db') });
+      try {
+        for (const [now, then] of [
+          [pair.access_token, access],
+          [pair.refresh_token, refresh],
+        ] as const) {
+          const key = `tokens/${now.slice(4, 16)}-${sha(now)}`;
+          const item = await backend.get(key);
+          assert.ok(item, `stored under ${key}`);
+          await backend.atomicWrite(
+            [],
+            [
+              { type: 'delete', key },
+              {
+                type: 'put',
+                key: `tokens/${sha(then)}`,
+                value: item.value,
+                ...(item.expiresAt ? { expiresAt: item.expiresAt } : {}),
+              },
+            ],
+          );
+        }
+      } finally {
+        await backend.close();
+      }
+    } catch (error) {
+      await old.stop();
+      throw error;
+    }
+    const upgraded = await startTestServer({}, { dataDir: old.dataDir });
+    try {
+      assert.equal((await api(upgraded.url, 'GET', '/v1/users', { token: access })).status, 200);
+      const rotated = await api(upgraded.url, 'POST', '/v1/auth/refresh', { body: { refresh_token: refresh } });
+      assert.equal(rotated.status, 200, JSON.stringify(rotated.json));
+      assert.match(rotated.json.access_token, /^gha_[0-9a-f]{12}/);
+      assert.equal((await api(upgraded.url, 'GET', '/v1/users', { token: rotated.json.access_token })).status, 200);
+      // Same family: revoking the old token's login ends the new one too.
+      const revoked = await api(upgraded.url, 'DELETE', '/v1/auth/revoke', { token: access });
+      assert.equal(revoked.status, 200, JSON.stringify(revoked.json));
+      assert.equal((await api(upgraded.url, 'GET', '/v1/users', { token: access })).status, 401);
+      assert.equal((await api(upgraded.url, 'GET', '/v1/users', { token: rotated.json.access_token })).status, 401);
+    } finally {
+      await upgraded.stop();
+    }
+  });
 });

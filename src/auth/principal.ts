@@ -23,7 +23,7 @@ export interface Principal {
   /** For an agent: its request budget per minute. */
   requestsPerMinute?: number;
   /** The bearer token it came with (absent for an SSH key or a ticket). */
-  token?: { hash: string; family: string };
+  token?: { id: string; family: string };
   policy: Policy;
   /** How it proved itself, when a proxy needs to say (SSH: publickey, token or ticket). */
   method?: 'token' | 'publickey' | 'ticket';

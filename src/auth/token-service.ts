@@ -9,7 +9,7 @@ import { BackendError, type Operation } from '../backend/types.js';
 import type { Clock } from '../lib/clock.js';
 import { GatehouseError } from '../lib/errors.js';
 import { randomBytes } from '../lib/random.js';
-import { generateSecret, hashSecret, hasSecretShape } from '../lib/secrets.js';
+import { generateToken, hashSecret, hasSecretShape, tokenId } from '../lib/secrets.js';
 import { type LoginThrottle, throttleKeys } from './login-throttle.js';
 import type { PolicyResolver } from './policy-resolver.js';
 import { actorOf, eventContext, type Principal, type RequestContext } from './principal.js';
@@ -54,7 +54,8 @@ export interface UsageMarks {
 
 /** A resolved access token: its record and the principal it acts as. */
 export interface ResolvedToken {
-  hash: string;
+  /** The token's store id (tokenId): its key is keys.token(id). */
+  id: string;
   record: TokenRecord;
   principal: Principal;
 }
@@ -89,8 +90,8 @@ export function createTokenService(deps: {
     scope: AgentTokenScope = {},
   ) {
     const now = clock();
-    const access = generateSecret('accessToken');
-    const refresh = generateSecret('refreshToken');
+    const access = generateToken('accessToken', now);
+    const refresh = generateToken('refreshToken', now);
     const base = {
       principal: ref,
       family,
@@ -104,7 +105,7 @@ export function createTokenService(deps: {
     const refreshRecord: TokenRecord = { ...base, kind: 'refresh', expires_at: cap(settings.refreshTtlMs) };
     const ops: Operation[] = [accessRecord, refreshRecord].map((r, i) => ({
       type: 'put',
-      key: keys.token(hashSecret(i === 0 ? access : refresh)),
+      key: keys.token(tokenId(i === 0 ? access : refresh)),
       value: JSON.stringify(r),
       expiresAt: r.expires_at + TOMBSTONE_MS,
     }));
@@ -198,8 +199,8 @@ export function createTokenService(deps: {
   /** Resolves a bearer access token, or throws the precise 401. */
   function resolve(token: string): ResolvedToken {
     if (!hasSecretShape('accessToken', token)) throw new GatehouseError('invalid_token', 'malformed access token');
-    const hash = hashSecret(token);
-    const record = state.get<TokenRecord>(keys.token(hash))?.value;
+    const id = tokenId(token);
+    const record = state.get<TokenRecord>(keys.token(id))?.value;
     if (record?.kind !== 'access') throw new GatehouseError('invalid_token', 'unknown access token');
     if (record.revoked_at !== undefined) throw revokedError(record);
     if (record.expires_at <= clock()) throw new GatehouseError('token_expired', 'the access token has expired');
@@ -209,8 +210,8 @@ export function createTokenService(deps: {
       ...(record.credential_id ? { credential_id: record.credential_id } : {}),
       ...(record.on_behalf_of ? { on_behalf_of: record.on_behalf_of } : {}),
     };
-    const principal = deps.pipeline.resolve(record.principal, scope, { hash, family: record.family });
-    return { hash, record, principal: { ...principal, method: 'token' } };
+    const principal = deps.pipeline.resolve(record.principal, scope, { id, family: record.family });
+    return { id, record, principal: { ...principal, method: 'token' } };
   }
 
   return {
@@ -249,10 +250,10 @@ export function createTokenService(deps: {
      * this one too), never outliving it.
      */
     async issueForSelf(principal: Principal, ttlMs: number): Promise<{ accessToken: string; expiresAt: number }> {
-      const caller = principal.token ? state.get<TokenRecord>(keys.token(principal.token.hash))?.value : undefined;
+      const caller = principal.token ? state.get<TokenRecord>(keys.token(principal.token.id))?.value : undefined;
       if (caller?.kind !== 'access') throw new GatehouseError('forbidden', 'only a bearer token can ask for another');
       const now = clock();
-      const access = generateSecret('accessToken');
+      const access = generateToken('accessToken', now);
       const { revoked_at: _r, revoked_reason: _why, used_at: _u, ...inherited } = caller;
       const record: TokenRecord = {
         ...inherited,
@@ -260,11 +261,11 @@ export function createTokenService(deps: {
         expires_at: Math.min(now + ttlMs, caller.expires_at),
       };
       await state.write(
-        [{ key: keys.token(principal.token?.hash as string), is: 'present' }],
+        [{ key: keys.token(principal.token?.id as string), is: 'present' }],
         [
           {
             type: 'put',
-            key: keys.token(hashSecret(access)),
+            key: keys.token(tokenId(access)),
             value: JSON.stringify(record),
             expiresAt: record.expires_at + TOMBSTONE_MS,
           },
@@ -279,7 +280,7 @@ export function createTokenService(deps: {
      */
     agentAccessToken(agentId: string, ttlMs: number, scope: AgentTokenScope) {
       const now = clock();
-      const access = generateSecret('accessToken');
+      const access = generateToken('accessToken', now);
       const family = randomBytes(12).toString('base64url');
       const record: TokenRecord = {
         kind: 'access',
@@ -291,7 +292,7 @@ export function createTokenService(deps: {
       };
       const op: Operation = {
         type: 'put',
-        key: keys.token(hashSecret(access)),
+        key: keys.token(tokenId(access)),
         value: JSON.stringify(record),
         expiresAt: record.expires_at + TOMBSTONE_MS,
       };
@@ -302,7 +303,7 @@ export function createTokenService(deps: {
       const presented = hashSecret(refreshToken);
       const failed = (reason: string) => loginFailed(ctx, reason, 'invalid_token', presented);
       if (!hasSecretShape('refreshToken', refreshToken)) throw await failed('not a refresh token');
-      const item = state.get<TokenRecord>(keys.token(presented));
+      const item = state.get<TokenRecord>(keys.token(tokenId(refreshToken)));
       const record = item?.value;
       if (!item || !record || record.kind !== 'refresh') throw await failed('unknown refresh token');
       if (record.used_at !== undefined) {
@@ -360,7 +361,7 @@ export function createTokenService(deps: {
       const p = ctx.principal;
       let family = p.token?.family;
       if (token !== undefined) {
-        const named = state.get<TokenRecord>(keys.token(hashSecret(token)))?.value;
+        const named = state.get<TokenRecord>(keys.token(tokenId(token)))?.value;
         const mine = named && named.principal.id === p.id;
         if (!named || (!mine && !p.policy.can('tokens', 'delete').allowed)) {
           // Do not reveal whether someone else's token exists.

@@ -1,5 +1,12 @@
 // Bearer secrets (API keys, access and refresh tokens): 256 random bits behind a recognizable prefix,
 // so secret scanners can find leaks. Only their SHA-256 hash is ever stored.
+//
+// Access and refresh tokens also carry their issue time (12 hex digits, milliseconds; not secret, as
+// a JWT's iat is not) ahead of the random part, and their store key starts with it (tokenId). Logins
+// write two token rows each: keyed by the hash alone they landed on random pages of the store's
+// B-tree, and each row cost a whole dirty page in the SQLite WAL (49 µs of CPU per row at 100k rows,
+// 6 µs in key order: README, "Hot paths"). Tokens issued before this carry no time and keep the
+// hash as their id.
 import { createHash } from 'node:crypto';
 import { randomBytes } from './random.js';
 
@@ -14,14 +21,32 @@ export type SecretKind = keyof typeof SECRET_PREFIXES;
 const BODY_LENGTH = 43; // 32 bytes in base64url, no padding
 const SHAPES: Record<SecretKind, RegExp> = {
   apiKey: /^ghk_[A-Za-z0-9_-]{43}$/,
-  accessToken: /^gha_[A-Za-z0-9_-]{43}$/,
-  refreshToken: /^ghr_[A-Za-z0-9_-]{43}$/,
+  accessToken: /^gha_(?:[0-9a-f]{12})?[A-Za-z0-9_-]{43}$/,
+  refreshToken: /^ghr_(?:[0-9a-f]{12})?[A-Za-z0-9_-]{43}$/,
 };
+
+const TIME_DIGITS = 12;
+const ISSUE_TIME = /^[0-9a-f]{12}$/;
 
 export function generateSecret(kind: SecretKind): string {
   const body = randomBytes(32).toString('base64url');
   if (body.length !== BODY_LENGTH) throw new Error('unexpected secret length');
   return SECRET_PREFIXES[kind] + body;
+}
+
+/** An access or refresh token: prefix, issue time, then 256 random bits. */
+export function generateToken(kind: 'accessToken' | 'refreshToken', nowMs: number): string {
+  const time = Math.max(0, Math.floor(nowMs)).toString(16).padStart(TIME_DIGITS, '0').slice(-TIME_DIGITS);
+  return SECRET_PREFIXES[kind] + time + generateSecret(kind).slice(SECRET_PREFIXES[kind].length);
+}
+
+/** The store id of an access or refresh token: its issue time, if it carries one, then its hash. */
+export function tokenId(token: string): string {
+  const hash = hashSecret(token);
+  const body = token.slice(4);
+  if (body.length !== TIME_DIGITS + BODY_LENGTH) return hash;
+  const time = body.slice(0, TIME_DIGITS);
+  return ISSUE_TIME.test(time) ? `${time}-${hash}` : hash;
 }
 
 export function hasSecretShape(kind: SecretKind, value: string): boolean {
