@@ -1,8 +1,9 @@
-// Role fields kube_resources and kube_users, and options.port_forwarding, through the Kubernetes
-// proxy with the real kubectl: what the role does not reach is refused by Gatehouse (a Kubernetes
-// Status and a kube.request event) even where the cluster's own RBAC for the impersonated group
-// would allow it, and lists are narrowed item by item. Agents get kubeconfigs bound to themselves;
-// a delegated agent reaches only what the user reaches too; suspending an agent ends its exec.
+// Role fields kube_resources and kube_users through the Kubernetes proxy with the real kubectl
+// (options.port_forwarding is kube-portforward.test.ts's): what the role does not reach is refused
+// by Gatehouse (a Kubernetes Status and a kube.request event) even where the cluster's own RBAC for
+// the impersonated group would allow it, and lists are narrowed item by item. Agents get
+// kubeconfigs bound to themselves; a delegated agent reaches only what the user reaches too;
+// suspending an agent ends its exec.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -81,7 +82,6 @@ before(async () => {
   for (const role of [
     PODS_DEV,
     { name: 'kube-all', allow: { ...SEE, kube_groups: ['ops'] } },
-    { name: 'kube-pf', allow: { ...SEE, kube_groups: ['ops'] }, options: { port_forwarding: true } },
     { name: 'kube-as-one', allow: { ...SEE, kube_groups: ['ops'], kube_users: ['deployer'] } },
     { name: 'kube-as-two', allow: { ...SEE, kube_groups: ['ops'], kube_users: ['reader', 'writer'] } },
   ]) {
@@ -209,33 +209,6 @@ describe('kube_users', () => {
       [fake.seen.slice(mark).at(-1)?.impersonateUser, fake.seen.slice(mark).at(-1)?.impersonateGroups],
       ['writer', ['ops']],
     );
-  });
-});
-
-describe('port-forward', () => {
-  test('refused without options.port_forwarding (event, never upstream); with it the upgrade reaches the cluster', async () => {
-    const kc = await kubeconfigFor(dana.token, 'dana');
-    const refused = await kubectl(['port-forward', 'pod/web-1', '0:80'], { ...kc, timeoutMs: 20_000 });
-    assert.notEqual(refused.code, 0);
-    assert.match(refused.stderr, /port-forward needs a role with options.port_forwarding/);
-    assert.ok(!fake.seen.some((s) => s.path.includes('/portforward')));
-    const refusal = (await events('kube.request')).find((e) => e.data.subresource === 'portforward');
-    assert.deepEqual([refusal?.success, refusal?.data.response_code], [false, 403]);
-
-    const pf = await userWithRoles(gh, 'pat', ['kube-pf']);
-    const run = await kubectl(['port-forward', 'pod/web-1', '0:80'], {
-      ...(await kubeconfigFor(pf.token, 'pat')),
-      timeoutMs: 20_000,
-    });
-    // The fake speaks no SPDY: it answers that the tunnel reached it, as the impersonated user.
-    assert.match(run.stderr, /port-forward reached the fake API server as pat/);
-    const reached = fake.seen.find((s) => s.path.includes('/pods/web-1/portforward'));
-    assert.deepEqual([reached?.impersonateUser, reached?.impersonateGroups], ['pat', ['ops']]);
-    // Answered requests' events are appended in batches (every 50 ms): wait for it.
-    const event = await until('the port-forward event', async () =>
-      (await events('kube.request')).find((e) => e.data.subresource === 'portforward' && e.actor.name === 'pat'),
-    );
-    assert.equal(event?.data.response_code, 400);
   });
 });
 

@@ -1,9 +1,16 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { WebSocketServer } from 'ws';
+import type { Duplex } from 'node:stream';
+import { createWebSocketStream, WebSocketServer } from 'ws';
 import { createKubeCa, issueServerCertificate } from '../../src/proxy/kube/kube-ca.js';
 import { runFakeExec } from './fake-kube-apiserver-exec.js';
+import {
+  type ForwardedConnection,
+  PORT_FORWARD_PROTOCOL,
+  servePortForward,
+  TUNNELED_PORT_FORWARD_PROTOCOL,
+} from './fake-kube-apiserver-portforward.js';
 
 export interface SeenRequest {
   method: string;
@@ -30,6 +37,8 @@ export interface FakeKube {
   openWatches(): number;
   /** Files in the fake pods' file systems (namespace/pod:path → content), written by kubectl cp. */
   files: Map<string, Buffer>;
+  /** Connections kubectl port-forward opened to the pods' ports (the pod's port N is 127.0.0.1:N). */
+  forwarded: ForwardedConnection[];
   close(): Promise<void>;
 }
 
@@ -122,6 +131,7 @@ export async function startFakeKube(
   let execs = 0;
   let chattyBytes = 0;
   const files = new Map<string, Buffer>();
+  const forwarded: ForwardedConnection[] = [];
 
   function send(res: ServerResponse, code: number, body: unknown): void {
     const text = JSON.stringify(body);
@@ -321,6 +331,12 @@ export async function startFakeKube(
           ? 'v4.channel.k8s.io'
           : false,
   });
+  // ws refuses a subprotocol with '/' (not an RFC 7230 token), which Kubernetes' tunnelling one has and
+  // gorilla/websocket accepts: the fake takes it off the request and answers it itself.
+  const tunnelled = new WeakSet<IncomingMessage>();
+  wss.on('headers', (headers, req) => {
+    if (tunnelled.delete(req)) headers.push(`Sec-WebSocket-Protocol: ${TUNNELED_PORT_FORWARD_PROTOCOL}`);
+  });
 
   const server: Server = createServer({ cert: tls.cert, key: tls.key }, onRequest);
   server.on('upgrade', (req: IncomingMessage, socket, head) => {
@@ -339,11 +355,13 @@ export async function startFakeKube(
     if (!mayUse(who.groups, namespace)) return reply(403, forbidden(who.user, 'create', `pods/${sub}`, namespace));
     if (!pods.some((p) => p.namespace === namespace && p.name === name))
       return reply(404, status(404, 'NotFound', `pods "${name}" not found`));
-    // Port-forward tunnels SPDY inside the upgrade; this fake speaks no SPDY, so it says it was reached.
-    if (sub === 'portforward')
-      return reply(400, status(400, 'BadRequest', `port-forward reached the fake API server as ${who.user}`));
-    if ((req.headers.upgrade ?? '').toLowerCase() !== 'websocket')
-      return reply(400, status(400, 'BadRequest', 'SPDY is not served by this fake'));
+    const upgrade = (req.headers.upgrade ?? '').toLowerCase();
+    if (sub === 'portforward') {
+      if (!portForward(req, socket as Duplex, head, upgrade, `${namespace}/${name}`, who.user))
+        reply(400, status(400, 'BadRequest', 'port-forward needs SPDY/3.1 or a WebSocket tunnelling it'));
+      return;
+    }
+    if (upgrade !== 'websocket') return reply(400, status(400, 'BadRequest', 'SPDY is not served by this fake'));
     wss.handleUpgrade(req, socket, head, (ws) => {
       execs++;
       ws.on('close', () => execs--);
@@ -355,6 +373,37 @@ export async function startFakeKube(
       });
     });
   });
+  // kubectl ≤ 1.30 upgrades to SPDY itself; ≥ 1.31 asks for a WebSocket carrying the same SPDY bytes
+  // in binary messages, which the API server unwraps (apiserver's proxy/tunneling) for the kubelet.
+  function portForward(
+    req: IncomingMessage,
+    socket: Duplex,
+    head: Buffer,
+    upgrade: string,
+    pod: string,
+    user: string,
+  ): boolean {
+    const protocols = String(req.headers['x-stream-protocol-version'] ?? '').split(/\s*,\s*/);
+    if (upgrade === 'spdy/3.1' && protocols.includes(PORT_FORWARD_PROTOCOL)) {
+      socket.write(
+        `HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: SPDY/3.1\r\nX-Stream-Protocol-Version: ${PORT_FORWARD_PROTOCOL}\r\n\r\n`,
+      );
+      if (head.length) socket.unshift(head);
+      servePortForward(socket, { pod, user, transport: 'spdy' }, forwarded);
+      return true;
+    }
+    const offered = String(req.headers['sec-websocket-protocol'] ?? '').split(/\s*,\s*/);
+    if (upgrade === 'websocket' && offered.includes(TUNNELED_PORT_FORWARD_PROTOCOL)) {
+      delete req.headers['sec-websocket-protocol'];
+      tunnelled.add(req);
+      wss.handleUpgrade(req, socket, head, (ws) =>
+        servePortForward(createWebSocketStream(ws), { pod, user, transport: 'websocket' }, forwarded),
+      );
+      return true;
+    }
+    return false;
+  }
+
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   return {
@@ -371,6 +420,7 @@ export async function startFakeKube(
     },
     openWatches: () => watchers.size,
     files,
+    forwarded,
     async close() {
       for (const c of wss.clients) c.terminate();
       server.closeAllConnections();

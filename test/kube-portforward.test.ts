@@ -1,0 +1,202 @@
+// kubectl port-forward through the Kubernetes proxy, end to end: the real kubectl (1.30 upgrades to
+// SPDY, ≥ 1.31 tunnels the same SPDY in a WebSocket) forwards a local port through Gatehouse to the
+// fake API server, which joins each forwarded connection to a TCP echo server standing for the
+// pod's port, as the kubelet does. Checked as the user sees it (the bytes come back), as the cluster
+// sees it (the impersonated user and groups) and as the auditor does (the kube.request event); a
+// role without options.port_forwarding is refused before anything reaches the cluster.
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { type AddressInfo, connect, createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { type FakeKube, startFakeKube } from './helpers/fake-kube-apiserver.js';
+import { kubectl } from './helpers/fake-kube-apiserver-kubectl.js';
+import { requestsTo, startTestServer, type TestServer, userWithRoles } from './helpers/gatehouse.js';
+import { until } from './helpers/until.js';
+
+let gh: TestServer;
+let fake: FakeKube;
+let echo: Server;
+let echoPort: number;
+let clusterId: string;
+const home = mkdtempSync(join(tmpdir(), 'kube-pf-'));
+const { admin, as } = requestsTo(() => gh);
+type Event = { success: boolean; actor: { name?: string }; data: Record<string, unknown> };
+const events = async (type: string): Promise<Event[]> =>
+  (await admin('GET', `/v1/events?type=${type}&per_page=100`)).json.events as Event[];
+const SEE = {
+  rules: [{ resources: ['resources'], verbs: ['list', 'read'] }],
+  resources: [{ kinds: ['kube_cluster'] }],
+};
+
+async function kubeconfigFor(token: string, name: string) {
+  const res = await as(token, 'GET', `/v1/resources/${clusterId}/kubeconfig`);
+  assert.equal(res.status, 200, res.text);
+  const dir = mkdtempSync(join(home, `${name}-`));
+  writeFileSync(join(dir, 'config'), res.text);
+  return { kubeconfig: join(dir, 'config'), home: dir };
+}
+
+/** Sends `payload` to 127.0.0.1:port and resolves with what came back once as many bytes did. */
+function roundTrip(port: number, payload: Buffer): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let received = 0;
+    const socket = connect(port, '127.0.0.1', () => socket.write(payload));
+    socket.on('data', (c: Buffer) => {
+      chunks.push(c);
+      received += c.length;
+      if (received >= payload.length) {
+        socket.end();
+        resolve(Buffer.concat(chunks));
+      }
+    });
+    socket.on('error', reject);
+    socket.on('close', () => reject(new Error(`connection closed after ${received} of ${payload.length} bytes`)));
+  });
+}
+
+before(async () => {
+  echo = createServer((socket) => socket.pipe(socket));
+  await new Promise<void>((resolve) => echo.listen(0, '127.0.0.1', resolve));
+  echoPort = (echo.address() as AddressInfo).port;
+  fake = await startFakeKube({ rbac: { ops: '*' } });
+  gh = await startTestServer();
+  const created = await admin('POST', '/v1/resources', {
+    kind: 'kube_cluster',
+    name: 'pf-cluster',
+    address: fake.url,
+    kube: { ca_pem: fake.caPem, token: fake.token },
+  });
+  assert.equal(created.status, 201, created.text);
+  clusterId = created.json.id;
+  for (const role of [
+    { name: 'kube-pf', allow: { ...SEE, kube_groups: ['ops'] }, options: { port_forwarding: true } },
+    { name: 'kube-no-pf', allow: { ...SEE, kube_groups: ['ops'] } },
+  ]) {
+    const res = await admin('POST', '/v1/roles', role);
+    assert.equal(res.status, 201, res.text);
+  }
+});
+
+after(async () => {
+  await gh?.stop();
+  await fake?.close();
+  echo?.close();
+  rmSync(home, { recursive: true, force: true });
+});
+
+describe('kubectl port-forward', () => {
+  for (const [minor, transport] of [
+    [30, 'spdy'],
+    [31, 'websocket'],
+    [33, 'websocket'],
+  ] as const) {
+    test(`kubectl 1.${minor} (${transport}): bytes reach the pod's port and come back; the cluster sees the role's identity; an event`, async () => {
+      const user = await userWithRoles(gh, `pat${minor}`, ['kube-pf']);
+      let local = 0;
+      const run = kubectl(['port-forward', 'pod/web-1', `:${echoPort}`], {
+        ...(await kubeconfigFor(user.token, `pat${minor}`)),
+        minor,
+        timeoutMs: 60_000,
+        onStdout: (out) => {
+          local = Number(/Forwarding from 127\.0\.0\.1:(\d+) ->/.exec(out)?.[1] ?? 0);
+        },
+      });
+      try {
+        await until('kubectl to listen', async () => local || undefined);
+        // Two connections in turn, one of 1 MiB: a stream per connection, and more than any window.
+        const small = Buffer.from(`hello from kubectl 1.${minor}\n`);
+        assert.deepEqual(await roundTrip(local, small), small);
+        const big = randomBytes(1 << 20);
+        assert.ok((await roundTrip(local, big)).equals(big), 'the 1 MiB came back unchanged');
+      } finally {
+        run.kill();
+      }
+      const result = await run;
+      const mine = fake.forwarded.filter((f) => f.user === `pat${minor}`);
+      assert.deepEqual(
+        mine.map((f) => [f.pod, f.port, f.transport]),
+        [
+          ['default/web-1', echoPort, transport],
+          ['default/web-1', echoPort, transport],
+        ],
+        result.stderr,
+      );
+      const upgrades = fake.seen.filter((s) => s.path.startsWith('/api/v1/namespaces/default/pods/web-1/portforward'));
+      const seen = upgrades.filter((s) => s.user === `pat${minor}`);
+      assert.equal(seen.length, 1, 'one upgrade, no fallback');
+      assert.deepEqual([seen[0]?.impersonateUser, seen[0]?.impersonateGroups], [`pat${minor}`, ['ops']]);
+      const event = await until('the port-forward event', async () =>
+        (await events('kube.request')).find(
+          (e) => e.data.subresource === 'portforward' && e.actor.name === `pat${minor}`,
+        ),
+      );
+      assert.deepEqual(
+        [event.success, event.data.response_code, event.data.namespace, event.data.name, event.data.kube_user],
+        [true, 101, 'default', 'web-1', `pat${minor}`],
+      );
+      assert.deepEqual(event.data.kube_groups, ['ops']);
+    });
+  }
+
+  test('a connection to a port nothing listens on: kubectl is told by the kubelet’s error stream', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const deadPort = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const user = await userWithRoles(gh, 'pat-dead', ['kube-pf']);
+    let local = 0;
+    const run = kubectl(['port-forward', 'pod/web-1', `:${deadPort}`], {
+      ...(await kubeconfigFor(user.token, 'pat-dead')),
+      timeoutMs: 20_000,
+      onStdout: (out) => {
+        local = Number(/Forwarding from 127\.0\.0\.1:(\d+) ->/.exec(out)?.[1] ?? 0);
+      },
+    });
+    await until('kubectl to listen', async () => local || undefined);
+    await roundTrip(local, Buffer.from('x')).catch(() => undefined);
+    // kubectl prints the error stream's message and gives up on the pod (or is stopped at 20 s).
+    const done = await run;
+    assert.match(done.stderr, new RegExp(`error forwarding port ${deadPort} to pod default/web-1`));
+  });
+
+  test('a role without options.port_forwarding is refused with a Status, nothing reaches the cluster; with it, the control', async () => {
+    const rob = await userWithRoles(gh, 'rob', ['kube-no-pf']);
+    const before = fake.forwarded.length;
+    const refused = await kubectl(['port-forward', 'pod/web-1', `:${echoPort}`], {
+      ...(await kubeconfigFor(rob.token, 'rob')),
+      timeoutMs: 30_000,
+    });
+    assert.notEqual(refused.code, 0);
+    assert.match(refused.stderr, /port-forward needs a role with options.port_forwarding; rob has none/);
+    assert.doesNotMatch(refused.stdout, /Forwarding from/);
+    assert.equal(fake.forwarded.length, before);
+    assert.ok(!fake.seen.some((s) => s.user === 'rob' && s.path.includes('/portforward')), 'never reached the cluster');
+    const refusals = (await events('kube.request')).filter(
+      (e) => e.data.subresource === 'portforward' && e.actor.name === 'rob',
+    );
+    assert.ok(refusals.length >= 1);
+    assert.ok(refusals.every((e) => !e.success && e.data.response_code === 403));
+
+    // The control: the same command, kubectl and pod for a user whose role has the option.
+    const pat = await userWithRoles(gh, 'pat-control', ['kube-pf']);
+    let local = 0;
+    const run = kubectl(['port-forward', 'pod/web-1', `:${echoPort}`], {
+      ...(await kubeconfigFor(pat.token, 'pat-control')),
+      timeoutMs: 30_000,
+      onStdout: (out) => {
+        local = Number(/Forwarding from 127\.0\.0\.1:(\d+) ->/.exec(out)?.[1] ?? 0);
+      },
+    });
+    try {
+      await until('kubectl to listen', async () => local || undefined);
+      assert.deepEqual(await roundTrip(local, Buffer.from('control')), Buffer.from('control'));
+    } finally {
+      run.kill();
+      await run;
+    }
+  });
+});
