@@ -1,7 +1,8 @@
 // The PostgreSQL proxy (port 3036): stock psql and drivers connect as `<db_user>@<database>` to a
 // database name, with an access token or a one-time ticket as the password, and reach the registered
 // database under RBAC (access-checker.ts). Each connection is a Gatehouse session; every statement is
-// audited as a db.query event (query text goes to the audit store only, never to the process log).
+// audited as a db.query event and recorded in the session's transcript (query text goes to the audit
+// store and the recording only, never to the process log).
 import { randomInt } from 'node:crypto';
 import { type AddressInfo, createServer, type Server, type Socket } from 'node:net';
 import { TLSSocket } from 'node:tls';
@@ -9,6 +10,7 @@ import type { Logger } from 'pino';
 import type { AuditLog } from '../../audit/audit-log.js';
 import { actorOfPrincipal, type Principal } from '../../auth/principal.js';
 import type { PrincipalPipeline } from '../../auth/principal-pipeline.js';
+import type { RecordingService } from '../../recordings/recording-service.js';
 import type { DbUpstream } from '../../resources/db-upstream.js';
 import type { SessionRegistry } from '../../sessions/session-registry.js';
 import type { TicketService } from '../../sessions/tickets.js';
@@ -27,6 +29,8 @@ export interface DbProxyDeps {
   tokens: AuthDeps['tokens'];
   tickets: Pick<TicketService, 'redeem'>;
   sessions: SessionRegistry;
+  /** Where each session's transcript is recorded (transcript.ts). */
+  recordings: Pick<RecordingService, 'begin'>;
   audit: AuditLog;
   logger: Logger;
   /** The credentials Gatehouse holds to log in to a database as a user (opened from their sealed form). */
@@ -196,6 +200,7 @@ export function createDbProxy(deps: DbProxyDeps) {
         key,
         cancelUpstream: () => void cancelUpstream({ host, port, pid: upstream.pid, secret: upstream.secret }),
         sessions: deps.sessions,
+        recordings: deps.recordings,
         audit,
         queryLog,
         logger,

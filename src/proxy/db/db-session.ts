@@ -1,19 +1,23 @@
 // One database session through the proxy: the client and Gatehouse's upstream connection joined,
 // chunks forwarded as they come (backpressure both ways: a slow reader pauses the other side, so a
-// large result is never buffered whole), message heads scanned to audit every statement, and the
-// session's record, events, termination (DELETE /v1/sessions/{id}, kill switch, max_session_ttl).
+// large result is never buffered whole), message heads scanned to audit and record (transcript.ts)
+// every statement, and the session's record, events, termination (DELETE /v1/sessions/{id}, kill
+// switch, max_session_ttl, the recording limit under record_session: strict).
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 import type { AuditLog } from '../../audit/audit-log.js';
 import { actorOfPrincipal, type Principal } from '../../auth/principal.js';
 import { newId } from '../../lib/ids.js';
 import type { SessionOptions } from '../../rbac/policy.js';
+import type { RecordingService } from '../../recordings/recording-service.js';
+import type { RecordResult } from '../../recordings/spool.js';
 import type { SessionRegistry } from '../../sessions/session-registry.js';
 import type { DatabaseRef } from './db-proxy.js';
 import { FrameScanner } from './frame-scanner.js';
 import type { QueryLog } from './query-log.js';
 import { ReadOnlyGuard } from './read-only.js';
 import { type StatementOutcome, StatementTracker } from './statement-tracker.js';
+import { createTranscript, type Transcript } from './transcript.js';
 import type { UpstreamSession } from './upstream.js';
 import { authenticationOk, backendKeyData, errorResponse } from './wire.js';
 
@@ -35,6 +39,7 @@ export interface DbSessionContext {
   /** Cancels whatever the upstream backend is running (its own CancelRequest). */
   cancelUpstream(): void;
   sessions: SessionRegistry;
+  recordings: Pick<RecordingService, 'begin'>;
   audit: AuditLog;
   queryLog: QueryLog;
   logger: Logger;
@@ -53,6 +58,42 @@ export async function runDbSession(ctx: DbSessionContext): Promise<void> {
   let terminatedBy: string | undefined;
   let auditInFlight = 0;
   let upstreamFull = false;
+  let transcript: Transcript;
+  try {
+    transcript = createTranscript(
+      ctx.recordings.begin(id, {
+        width: 120,
+        height: 30,
+        title: `${ctx.dbUser}@${database.name}: ${ctx.dbName}`.slice(0, 200),
+        policy: ctx.options.recordSession,
+      }),
+      ctx.queryLog.schedule,
+      (result: RecordResult) => {
+        if (result === 'end_session')
+          terminate('gatehouse: session ended at the recording limit (record_session: strict)');
+      },
+    );
+  } catch (error) {
+    // Strict recording with no room in the spool: the session may not run unrecorded.
+    up.destroy();
+    client.end(
+      errorResponse({
+        code: '08004',
+        message: `gatehouse: the session cannot be recorded (${(error as Error).message})`,
+      }),
+    );
+    await ctx.audit
+      .record({
+        type: 'session.rejected',
+        actor,
+        target,
+        success: false,
+        remote_addr: ctx.remoteAddr,
+        data: { protocol: 'postgres', db_user: ctx.dbUser, db_name: ctx.dbName, reason: 'recording_unavailable' },
+      })
+      .catch((err) => ctx.logger.warn({ err }, 'db: cannot record a rejection'));
+    return;
+  }
 
   const resumeClient = () => {
     if (!upstreamFull && auditInFlight < MAX_AUDIT_IN_FLIGHT) client.resume();
@@ -65,6 +106,7 @@ export async function runDbSession(ctx: DbSessionContext): Promise<void> {
     if (auditInFlight-- === MAX_AUDIT_IN_FLIGHT) resumeClient();
   };
   const onStatement = (s: StatementOutcome) => {
+    transcript.add(s);
     auditInFlight++;
     if (auditInFlight >= MAX_AUDIT_IN_FLIGHT) client.pause();
     // Optional fields are set one by one, in the documented order: spreading `{}` for each absent
@@ -137,7 +179,7 @@ export async function runDbSession(ctx: DbSessionContext): Promise<void> {
         login: ctx.dbUser,
         db_name: ctx.dbName,
         remote_addr: ctx.remoteAddr,
-        recorded: false,
+        recorded: true,
       },
       () => ({ id, bytesIn: () => bytesIn, bytesOut: () => bytesOut, terminate }),
       id,
@@ -147,6 +189,7 @@ export async function runDbSession(ctx: DbSessionContext): Promise<void> {
     ctx.logger.error({ err: error }, 'db: cannot record the session start');
     clearTimeout(ttlTimer);
     up.destroy();
+    await transcript.close().catch((err) => ctx.logger.error({ err }, 'db: cannot close a recording'));
     client.end(
       errorResponse({ code: '08006', message: 'gatehouse: the session could not be started (audit unavailable)' }),
     );
@@ -219,6 +262,7 @@ export async function runDbSession(ctx: DbSessionContext): Promise<void> {
   await done;
   clearTimeout(ttlTimer);
   tracker.flushUnfinished(terminatedBy ?? 'the connection closed before the statement finished');
+  await transcript.close().catch((err) => ctx.logger.error({ err }, 'db: cannot close a recording'));
   await ctx.sessions
     .end(id, {
       bytesIn,

@@ -2,7 +2,8 @@
 // store transaction for hundreds of statements instead of one each (measured here: the SQLite audit
 // store took ~1k single-event appends/s with synchronous=FULL, far below what the proxy forwards).
 // What this costs is documented in the README: a crash loses at most the events still gathering
-// (≤ FLUSH_MS) plus those of statements that had not finished.
+// (≤ FLUSH_MS) plus those of statements that had not finished. Sessions' transcripts (transcript.ts)
+// reach the recording spool with the same flush, for the same reason: one write per batch.
 //
 // Callbacks rather than a promise per event: at 10k statements/s the three promises a caller chained
 // on each one (then, catch, finally) were a measurable share of the proxy's event loop; one promise
@@ -17,14 +18,25 @@ export type Stored = (error?: unknown) => void;
 
 export type QueryLog = ReturnType<typeof createQueryLog>;
 
+/** Something written with each batch: a session's transcript (transcript.ts). */
+export interface Flushable {
+  flush(): void;
+}
+
 export function createQueryLog(audit: Pick<AuditLog, 'record'>) {
   let inputs: EventInput[] = [];
   let callbacks: Stored[] = [];
   let timer: NodeJS.Timeout | undefined;
+  let scheduled: Flushable[] = [];
 
   function flush(): void {
     clearTimeout(timer);
     timer = undefined;
+    if (scheduled.length > 0) {
+      const due = scheduled;
+      scheduled = [];
+      for (const f of due) f.flush();
+    }
     if (inputs.length === 0) return;
     const taken = callbacks;
     const events = inputs;
@@ -47,6 +59,11 @@ export function createQueryLog(audit: Pick<AuditLog, 'record'>) {
       callbacks.push(stored);
       if (inputs.length >= MAX_BATCH) flush();
       else timer ??= setTimeout(flush, FLUSH_MS);
+    },
+    /** Calls `f.flush()` with the next batch; the caller asks once per batch, not per statement. */
+    schedule(f: Flushable): void {
+      scheduled.push(f);
+      timer ??= setTimeout(flush, FLUSH_MS);
     },
     flush,
   };

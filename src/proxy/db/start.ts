@@ -24,6 +24,7 @@ export async function startDbProxy(
     tokens: services.tokens,
     tickets: services.tickets,
     sessions: services.sessionRegistry,
+    recordings: services.recordings,
     audit: services.audit,
     upstreamCredential: (id, dbUser) => services.resources.dbUpstream(id, dbUser),
     logger: opts.logger,

@@ -1,7 +1,8 @@
 // Pairs what a client asks (simple Query; Parse/Bind/Execute up to Sync) with what the database
-// answers (CommandComplete, EmptyQueryResponse, PortalSuspended, ErrorResponse, ReadyForQuery), so
-// every statement becomes one audit record with its text, row count, outcome and duration. Only
-// message heads are seen (frame-scanner.ts); results' rows never pass through here.
+// answers (RowDescription, CommandComplete, EmptyQueryResponse, PortalSuspended, ErrorResponse,
+// ReadyForQuery), so every statement becomes one audit record with its text, result columns, row
+// count, outcome and duration. Only message heads are seen (frame-scanner.ts); results' rows never
+// pass through here.
 import { cString, parseErrorFields } from './wire.js';
 
 export interface StatementOutcome {
@@ -19,6 +20,12 @@ export interface StatementOutcome {
   parametersTruncated?: boolean;
   /** CommandComplete tags, e.g. ['SELECT 3'] (several for a multi-statement simple query). */
   tags: string[];
+  /**
+   * The result's column names, when the server described them to this execution (RowDescription:
+   * always in the simple protocol, in the extended one only when the client sent Describe); the
+   * first result's of a multi-statement query; at most MAX_COLUMNS, `…` marking a cut.
+   */
+  columns?: string[];
   /** Rows affected or returned, summed over the tags that carry a count; null when none does. */
   rows: number | null;
   error?: { code: string; message: string };
@@ -37,6 +44,7 @@ interface Pending {
   parameters?: Array<string | null>;
   parametersTruncated?: boolean;
   tags: string[];
+  columns?: string[];
   error?: { code: string; message: string };
   suspended?: boolean;
   done: boolean;
@@ -53,8 +61,27 @@ interface Batch {
 }
 
 const MAX_NAMES = 10_000;
+const MAX_COLUMNS = 32;
 const C = (ch: string) => ch.charCodeAt(0);
 const ROWS_TAG = /^(?:SELECT|INSERT \d+|UPDATE|DELETE|COPY|FETCH|MOVE|MERGE) (\d+)$/;
+
+/** Column names of a RowDescription body, as far as head holds them (at most MAX_COLUMNS). */
+export function columnsOf(head: Buffer): string[] {
+  if (head.length < 2) return [];
+  const count = head.readInt16BE(0);
+  const names: string[] = [];
+  let at = 2;
+  for (let i = 0; i < count; i++) {
+    const end = head.indexOf(0, at);
+    if (end < 0 || names.length === MAX_COLUMNS) {
+      names.push('…');
+      break;
+    }
+    names.push(head.toString('utf8', at, end));
+    at = end + 19; // the name's NUL, then table oid, column number, type oid, size, modifier, format
+  }
+  return names;
+}
 
 export function rowsOfTag(tag: string): number | null {
   const m = ROWS_TAG.exec(tag);
@@ -145,6 +172,8 @@ export class StatementTracker {
     switch (type) {
       case C('C'):
         return 256;
+      case C('T'):
+        return 1024;
       case C('E'):
         return 4096;
       case C('I'):
@@ -260,6 +289,11 @@ export class StatementTracker {
 
   readonly onServerMessage = (type: number, head: Buffer): void => {
     switch (type) {
+      case C('T'): {
+        const s = this.current();
+        if (s && s.columns === undefined) s.columns = columnsOf(head);
+        return;
+      }
       case C('C'): {
         const s = this.current();
         if (!s) return;
@@ -338,6 +372,7 @@ export class StatementTracker {
       durationMs: Math.max(0, (s.endedAt ?? this.now()) - s.startedAt),
     };
     if (s.statement !== undefined) outcome.statement = s.statement;
+    if (s.columns) outcome.columns = s.columns;
     if (s.parameters) {
       outcome.parameters = s.parameters;
       outcome.parametersTruncated = s.parametersTruncated === true;
