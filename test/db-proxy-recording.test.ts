@@ -158,6 +158,22 @@ if (requirePostgres('PostgreSQL proxy recording')) {
       const live = await until('the live session', async () => (await sessionsOf(dave.id))[0]);
       assert.equal(live.status, 'active');
       assert.equal(live.recording.status, 'recording');
+      // Watched live (GET …/stream): what was recorded before, then a statement run while watching.
+      const res = await fetch(`${gh.url}/v1/sessions/${live.id}/stream`, {
+        headers: { authorization: `Bearer ${gh.adminToken}` },
+        signal: AbortSignal.timeout(15_000),
+      });
+      assert.equal(res.status, 200);
+      const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+      let seen = '';
+      await client.query("select 'watched-marker'");
+      while (!seen.includes('watched-marker')) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        seen += Buffer.from(value).toString();
+      }
+      await reader.cancel();
+      assert.match(seen, /live-marker-1[\s\S]*=> select 'watched-marker'/);
       const sleeping = client.query('select pg_sleep(30)').catch((e: Error) => e);
       await new Promise((r) => setTimeout(r, 300));
       const ended = await admin('DELETE', `/v1/sessions/${live.id}`);
@@ -166,6 +182,7 @@ if (requirePostgres('PostgreSQL proxy recording')) {
       assert.ok(error instanceof Error, 'the running statement was not ended');
       const text = await recordingOf(gh.url, gh.adminToken, live.id, '?format=text');
       assert.match(text, /^=> select 'live-marker-1'$/m);
+      assert.match(text, /^=> select 'watched-marker'$/m);
       assert.match(text, /^=> select pg_sleep\(30\)$/m);
       const session = await admin('GET', `/v1/sessions/${live.id}`);
       assert.equal(session.json.status, 'terminated');
