@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { createWebSocketStream, WebSocketServer } from 'ws';
 import { createKubeCa, issueServerCertificate } from '../../src/proxy/kube/kube-ca.js';
+import { answerCustom, CUSTOM_GROUP, CUSTOM_GROUP_LIST, CUSTOM_RESOURCES } from './fake-kube-apiserver-custom.js';
 import { runFakeExec } from './fake-kube-apiserver-exec.js';
 import {
   type ForwardedConnection,
@@ -210,7 +211,10 @@ export async function startFakeKube(
         versions: ['v1'],
         serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: '127.0.0.1' }],
       });
-    if (path === '/apis') return send(res, 200, { kind: 'APIGroupList', apiVersion: 'v1', groups: [] });
+    if (path === '/apis') return send(res, 200, CUSTOM_GROUP_LIST);
+    if (path === `/apis/${CUSTOM_GROUP}/v1`) return send(res, 200, CUSTOM_RESOURCES);
+    const custom = answerCustom(path, req.headers.accept ?? '', who.user, (ns) => mayUse(who.groups, ns));
+    if (custom) return send(res, custom.code, custom.body);
     if (path === '/api/v1') return send(res, 200, RESOURCES);
     if (path === '/api/v1/namespaces') {
       if (!mayUse(who.groups, '*') && !who.groups.some((g) => rbac[g] === '*'))

@@ -40,9 +40,18 @@ export function createKubeAccess(deps: { state: Pick<StateStore, 'get'>; tokens:
 
   return {
     findCluster,
-    /** What kube_resources say of this request; undefined for discovery and other non-object paths. */
-    object(principal: Principal, info: KubeRequestInfo): { req: KubeObjectRequest; verdict: KubeVerdict } | undefined {
+    /**
+     * What kube_resources say of this request; undefined for discovery and other non-object paths.
+     * A kind the cluster's discovery calls cluster-scoped (kube-scope.ts) is the cluster's RBAC's,
+     * as the built-in cluster-scoped kinds are: allowed here, whatever the rules name.
+     */
+    object(
+      principal: Principal,
+      info: KubeRequestInfo,
+      clusterScoped = false,
+    ): { req: KubeObjectRequest; verdict: KubeVerdict } | undefined {
       const req = kubeObjectOf(info);
+      if (req && clusterScoped) return { req, verdict: 'allow' };
       return req && { req, verdict: checker.kubeObject(principal, req) };
     },
     /** The items of a filtered list or watch this principal may see. */

@@ -25,6 +25,7 @@ import type { ItemFilter } from './kube-filter.js';
 import { tunnelPortForward } from './kube-portforward.js';
 import { type KubeRequestInfo, requestInfo, sendStatus, sendStatusOnSocket } from './kube-request.js';
 import { createKubeRequestLog } from './kube-request-log.js';
+import { createKubeScopes } from './kube-scope.js';
 import { forward } from './kube-upstream-request.js';
 
 export interface KubeProxyDeps {
@@ -73,6 +74,8 @@ export function createKubeProxy(deps: KubeProxyDeps) {
   });
   // Answered requests' events, one audit append every few tens of ms (kube-request-log.ts).
   const answeredLog = createKubeRequestLog(audit, (err) => logger.error({ err }, 'kube: cannot record requests'));
+  // Which custom kinds are cluster-scoped, from the cluster's discovery (kube-scope.ts).
+  const scopes = createKubeScopes({ clock });
   /** Discovery requests per cluster, counted instead of logged one by one. */
   const discoveryCount = new Map<string, number>();
 
@@ -156,7 +159,9 @@ export function createKubeProxy(deps: KubeProxyDeps) {
         `gatehouse: impersonation is set by Gatehouse from your roles; remove ${asked.join(', ')} (kubectl --as/--as-group)`,
       );
     }
-    const object = access.object(decision.principal, routed.info);
+    const upstream = deps.upstream(routed.clusterId);
+    const clusterScoped = upstream ? await scopes.clusterScoped(upstream, routed.info) : false;
+    const object = access.object(decision.principal, routed.info, clusterScoped);
     if (object?.verdict === 'deny')
       return refuse(
         `gatehouse: ${decision.principal.name} may not ${describeKubeRequest(object.req)} (kube_resources)`,
@@ -165,7 +170,6 @@ export function createKubeProxy(deps: KubeProxyDeps) {
       return refuse(
         `gatehouse: port-forward needs a role with options.port_forwarding; ${decision.principal.name} has none`,
       );
-    const upstream = deps.upstream(routed.clusterId);
     if (!upstream)
       return { ok: false, code: 503, message: `gatehouse: ${decision.cluster.name} has no upstream credential` };
     const filter =

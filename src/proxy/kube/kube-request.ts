@@ -10,6 +10,8 @@ export interface KubeRequestInfo {
   /** Discovery (/api, /apis, /version, /openapi): counted, not logged one by one. */
   discovery: boolean;
   apiGroup?: string;
+  /** The group's version in the path (/apis/{group}/{version}/…); its discovery document says the kinds' scope. */
+  apiVersion?: string;
   resource?: string;
   subresource?: string;
   namespace?: string;
@@ -31,9 +33,11 @@ export function requestInfo(method: string, path: string, query: URLSearchParams
   const discovery = { verb: method.toLowerCase(), discovery: true };
   let rest: string[];
   let apiGroup: string | undefined;
+  let apiVersion: string | undefined;
   if (parts[0] === 'api' && parts.length >= 2) rest = parts.slice(2);
   else if (parts[0] === 'apis' && parts.length >= 3) {
     apiGroup = parts[1];
+    apiVersion = parts[2];
     rest = parts.slice(3);
   } else return discovery;
   if (rest.length === 0) return discovery;
@@ -52,6 +56,7 @@ export function requestInfo(method: string, path: string, query: URLSearchParams
     verb,
     discovery: false,
     ...(apiGroup ? { apiGroup } : {}),
+    ...(apiVersion ? { apiVersion } : {}),
     ...(resource ? { resource } : {}),
     ...(subresource ? { subresource } : {}),
     ...(namespace ? { namespace } : {}),

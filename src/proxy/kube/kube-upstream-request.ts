@@ -41,7 +41,7 @@ export function upstreamHeaders(
 // every request. A replaced upstream's agent goes with it; its idle sockets close as the server
 // drops them.
 const agents = new WeakMap<KubeUpstream, Agent>();
-function agentFor(upstream: KubeUpstream): Agent {
+export function agentFor(upstream: KubeUpstream): Agent {
   let agent = agents.get(upstream);
   if (!agent) {
     agent = new Agent({

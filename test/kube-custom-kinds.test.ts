@@ -1,0 +1,125 @@
+// Custom kinds through the Kubernetes proxy with the real kubectl: the proxy learns a kind's scope
+// from the cluster's discovery (the fake serves a CRD-like group with a namespaced kind, widgets, and
+// a cluster-scoped one, clusterwidgets). kube_resources govern the namespaced kind as they govern
+// pods; the cluster-scoped kind is left to the cluster's RBAC, as nodes are — a role whose rules name
+// only pods still lists clusterwidgets, and a group the cluster does not let list them is refused by
+// the cluster, not by Gatehouse.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { type FakeKube, startFakeKube } from './helpers/fake-kube-apiserver.js';
+import { kubectl } from './helpers/fake-kube-apiserver-kubectl.js';
+import { requestsTo, startTestServer, type TestServer, userWithRoles } from './helpers/gatehouse.js';
+import { until } from './helpers/until.js';
+
+let gh: TestServer;
+let fake: FakeKube;
+let clusterId: string;
+const home = mkdtempSync(join(tmpdir(), 'kube-custom-'));
+const { admin, as } = requestsTo(() => gh);
+type Event = { success: boolean; actor: { name?: string }; data: Record<string, unknown> };
+const events = async (type: string): Promise<Event[]> =>
+  (await admin('GET', `/v1/events?type=${type}&per_page=100`)).json.events as Event[];
+const SEE = {
+  rules: [{ resources: ['resources'], verbs: ['list', 'read'] }],
+  resources: [{ kinds: ['kube_cluster'] }],
+};
+let cara: { kubeconfig: string; home: string };
+let devin: { kubeconfig: string; home: string };
+
+async function kubeconfigFor(token: string, name: string) {
+  const res = await as(token, 'GET', `/v1/resources/${clusterId}/kubeconfig`);
+  assert.equal(res.status, 200, res.text);
+  const dir = mkdtempSync(join(home, `${name}-`));
+  writeFileSync(join(dir, 'config'), res.text);
+  return { kubeconfig: join(dir, 'config'), home: dir };
+}
+
+before(async () => {
+  fake = await startFakeKube({ rbac: { ops: '*', devs: ['dev'] } });
+  gh = await startTestServer();
+  const created = await admin('POST', '/v1/resources', {
+    kind: 'kube_cluster',
+    name: 'custom-cluster',
+    address: fake.url,
+    kube: { ca_pem: fake.caPem, token: fake.token },
+  });
+  assert.equal(created.status, 201, created.text);
+  clusterId = created.json.id;
+  for (const role of [
+    {
+      name: 'dev-objects',
+      allow: {
+        ...SEE,
+        kube_groups: ['ops'],
+        kube_resources: [
+          { kind: 'pods', namespace: 'dev', verbs: ['*'] },
+          { kind: 'widgets', namespace: 'dev', verbs: ['get', 'list'] },
+        ],
+      },
+    },
+    { name: 'devs-group', allow: { ...SEE, kube_groups: ['devs'] } },
+  ]) {
+    const res = await admin('POST', '/v1/roles', role);
+    assert.equal(res.status, 201, res.text);
+  }
+  cara = await kubeconfigFor((await userWithRoles(gh, 'cara', ['dev-objects'])).token, 'cara');
+  devin = await kubeconfigFor((await userWithRoles(gh, 'devin', ['devs-group'])).token, 'devin');
+});
+
+after(async () => {
+  await gh?.stop();
+  await fake?.close();
+  rmSync(home, { recursive: true, force: true });
+});
+
+describe('custom kinds', () => {
+  test('a cluster-scoped custom kind is the cluster’s RBAC’s: listed and read though the rules name only pods and widgets', async () => {
+    const list = await kubectl(['get', 'clusterwidgets', '-o', 'name'], cara);
+    assert.deepEqual(
+      [list.code, list.stdout],
+      [0, 'clusterwidget.example.gatehouse.dev/small\nclusterwidget.example.gatehouse.dev/big\n'],
+      list.stderr,
+    );
+    const one = await kubectl(['get', 'clusterwidget', 'big', '-o', 'name'], cara);
+    assert.deepEqual([one.code, one.stdout], [0, 'clusterwidget.example.gatehouse.dev/big\n'], one.stderr);
+    const event = await until('the clusterwidgets event', async () =>
+      (await events('kube.request')).find((e) => e.data.resource === 'clusterwidgets' && e.data.name === 'big'),
+    );
+    assert.deepEqual(
+      [event.success, event.actor.name, event.data.api_group, event.data.verb, event.data.response_code],
+      [true, 'cara', 'example.gatehouse.dev', 'get', 200],
+    );
+  });
+
+  test('the cluster refuses a group it does not let list the kind (its Forbidden, not Gatehouse’s); cara’s list above is the control', async () => {
+    const refused = await kubectl(['get', 'clusterwidgets', '-o', 'name'], devin);
+    assert.equal(refused.code, 1);
+    assert.match(
+      refused.stderr,
+      /Error from server \(Forbidden\): clusterwidgets\.example\.gatehouse\.dev is forbidden: User "devin" cannot list resource "clusterwidgets" in API group "example\.gatehouse\.dev" at the cluster scope/,
+    );
+    assert.doesNotMatch(refused.stderr, /gatehouse:/);
+  });
+
+  test('a namespaced custom kind stays governed by kube_resources: prod refused by Gatehouse, dev (the control) listed', async () => {
+    const mark = fake.seen.length;
+    const refused = await kubectl(['get', 'widgets', '-n', 'prod', '-o', 'name'], cara);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /gatehouse: cara may not list widgets in namespace prod \(kube_resources\)/);
+    assert.ok(!fake.seen.slice(mark).some((s) => s.path.includes('/namespaces/prod/widgets')), 'never reached');
+    const allowed = await kubectl(['get', 'widgets', '-n', 'dev', '-o', 'name'], cara);
+    assert.deepEqual([allowed.code, allowed.stdout], [0, 'widget.example.gatehouse.dev/w-dev\n'], allowed.stderr);
+  });
+
+  test('the scope is learned once per group version and cached: one discovery fetch as Gatehouse for every request', async () => {
+    for (let i = 0; i < 3; i++) assert.equal((await kubectl(['get', 'clusterwidgets', '-o', 'name'], cara)).code, 0);
+    const fetches = fake.seen.filter(
+      (s) => s.path === '/apis/example.gatehouse.dev/v1' && s.user === 'system:serviceaccount:gatehouse:proxy',
+    );
+    assert.equal(fetches.length, 1);
+    assert.equal(fetches[0]?.impersonateUser, undefined, 'fetched with Gatehouse’s own identity');
+  });
+});
