@@ -178,4 +178,30 @@ describe('/v1/audit/access and /v1/audit/sessions', () => {
     assert.equal(byId.sess_b.ended_at, null);
     assert.equal(res.json.pagination.total, 2);
   });
+
+  test("reading a recording leaves the session's upload state as it was (uploaded, failed, then retried)", async () => {
+    const audit = server.gatehouse.services.audit;
+    const actor = { kind: 'user' as const, id: 'user_r', name: 'r' };
+    const target = { kind: 'server', id: 'srv_r', name: 'web' };
+    const system = { kind: 'system' as const };
+    for (const id of ['sess_read', 'sess_failed', 'sess_retried']) {
+      await audit.record({ type: 'session.start', actor, target, session_id: id, data: { kind: 'ssh', login: 'u' } });
+      await audit.record({ type: 'session.end', actor, target, session_id: id });
+    }
+    await audit.record({ type: 'recording.uploaded', actor: system, session_id: 'sess_read' });
+    await audit.record({ type: 'recording.upload_failed', actor: system, session_id: 'sess_failed', success: false });
+    await audit.record({ type: 'recording.upload_failed', actor: system, session_id: 'sess_retried', success: false });
+    await audit.record({ type: 'recording.uploaded', actor: system, session_id: 'sess_retried' });
+    // More reads than the row's lookup once fetched in all: the upload state must still be found.
+    for (let i = 0; i < 25; i++) {
+      await audit.record({ type: 'recording.read', actor, session_id: 'sess_read' });
+      await audit.record({ type: 'recording.read', actor, session_id: 'sess_failed' });
+    }
+    const res = await get('/v1/audit/sessions?per_page=100');
+    const byId = Object.fromEntries(res.json.sessions.map((s: { session_id: string }) => [s.session_id, s]));
+    assert.equal(byId.sess_read.recording, 'uploaded');
+    assert.equal(byId.sess_failed.recording, 'upload_failed');
+    assert.equal(byId.sess_retried.recording, 'uploaded');
+    assert.equal(byId.sess_read.status, 'ended');
+  });
 });

@@ -99,8 +99,6 @@ if (requirePostgres('PostgreSQL proxy recording')) {
       assert.match(r.stderr, /gh_rec_missing/);
       const session = await endedSession(alice.id);
       assert.equal(session.kind, 'db');
-      // Listed before the recording is read: the audit row takes the session's newest recording.*
-      // event for its upload state, and reading adds recording.read events (see the report).
       const listed = await until('the audit session row with its recording uploaded', async () => {
         const page = await admin('GET', '/v1/audit/sessions?per_page=100');
         const row = page.json.sessions.find((s: { session_id: string }) => s.session_id === session.id);

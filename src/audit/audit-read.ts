@@ -112,7 +112,9 @@ export function createAuditReadService(deps: { audit: AuditLog }) {
         page.events.map(async (start) => {
           const later = await deps.audit.query({
             session_id: start.session_id ?? '',
-            types: ['session.end', 'db.session.end', 'session.terminated', 'recording.*'],
+            // Only the events that change the row: reading a recording writes recording.read,
+            // which is neither an upload outcome nor bounded in number.
+            types: [...SESSION_ENDS, ...UPLOAD_OUTCOMES],
             limit: 20,
             ...(f.consistency ? { consistency: f.consistency } : {}),
           });
@@ -140,11 +142,13 @@ function toDecision(e: AuditEvent) {
   };
 }
 
+const SESSION_ENDS = ['session.end', 'db.session.end', 'session.terminated'];
+const UPLOAD_OUTCOMES = ['recording.uploaded', 'recording.upload_failed'];
+
+/** `later`: the session's ends and upload outcomes, newest first (a retried upload's success wins). */
 function toSessionRow(start: AuditEvent, later: AuditEvent[]) {
-  const end = later.find(
-    (e) => e.type === 'session.end' || e.type === 'db.session.end' || e.type === 'session.terminated',
-  );
-  const recording = later.find((e) => e.type.startsWith('recording.'));
+  const end = later.find((e) => SESSION_ENDS.includes(e.type));
+  const recording = later.find((e) => UPLOAD_OUTCOMES.includes(e.type));
   const startedAt = Date.parse(start.time);
   return {
     session_id: start.session_id ?? start.id,
