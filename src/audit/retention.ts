@@ -4,6 +4,7 @@
 import { type LeaseRunner, runUnderLease } from '../backend/lease.js';
 import type { Backend } from '../backend/types.js';
 import type { Clock } from '../lib/clock.js';
+import { sleep } from '../lib/sleep.js';
 import type { AuditLog } from './audit-log.js';
 import type { AuditStore } from './types.js';
 
@@ -14,15 +15,6 @@ export interface RetentionOptions {
   batchSize?: number;
   leaseTtlMs?: number;
 }
-
-const pause = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-  });
 
 export function startAuditRetention(
   deps: { backend: Backend; store: AuditStore; audit: AuditLog; clock: Clock; onError?: (e: unknown) => void },
@@ -52,7 +44,7 @@ export function startAuditRetention(
             data: { deleted, older_than: new Date(cutoff).toISOString() },
           });
         }
-        await pause(opts.intervalMs ?? 60_000, signal);
+        await sleep(opts.intervalMs ?? 60_000, signal);
       }
     },
   );

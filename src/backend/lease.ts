@@ -5,6 +5,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
+import { sleep } from '../lib/sleep.js';
 import { type Backend, BackendError, type Item } from './types.js';
 
 export interface LeaseOptions {
@@ -26,18 +27,6 @@ export interface LeaseRunner {
 }
 
 export const leaseKey = (name: string): string => `locks/${name}`;
-
-const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
-  new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
 
 /**
  * Runs job whenever this instance holds the lease `name`. The job gets a signal that aborts when the

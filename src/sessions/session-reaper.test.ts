@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { openSqliteBackend } from '../backend/sqlite.js';
-import { reapOnce } from './session-reaper.js';
+import { reapOnce, startSessionReaper } from './session-reaper.js';
 import type { SessionRecord, SessionRegistry } from './session-registry.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'gatehouse-reaper-'));
@@ -53,4 +53,25 @@ test('an instance that takes its lease again between two passes keeps its sessio
   assert.deepEqual(await reapOnce({ backend, sessions: fake }, suspects), []);
   assert.deepEqual(await reapOnce({ backend, sessions: fake }, suspects), ['s3']);
   assert.deepEqual(ended, ['s3']);
+});
+
+test('a reaper that runs pass after pass under one lease does not pile listeners on its signal', async () => {
+  // Each pause used to add an abort listener that stayed: after 10, Node warned of a leak, and a
+  // reaper holding its lease for days held one listener per 5 s pass.
+  const warnings: string[] = [];
+  const onWarning = (w: Error) => warnings.push(w.name);
+  process.on('warning', onWarning);
+  let passes = 0;
+  const { fake } = registry([]);
+  const counting = { ...fake, list: () => (passes++, fake.list()) } as SessionRegistry;
+  const reaper = startSessionReaper({ backend, sessions: counting }, { intervalMs: 1 });
+  try {
+    while (passes < 30) await new Promise((r) => setTimeout(r, 5));
+    await new Promise((r) => setImmediate(r));
+  } finally {
+    await reaper.stop();
+    process.off('warning', onWarning);
+  }
+  assert.ok(passes >= 30, `${passes} passes`);
+  assert.deepEqual(warnings, []);
 });

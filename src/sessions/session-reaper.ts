@@ -9,6 +9,7 @@
 import { runningInstances } from '../backend/instance-lease.js';
 import { type LeaseRunner, runUnderLease } from '../backend/lease.js';
 import type { Backend } from '../backend/types.js';
+import { sleep } from '../lib/sleep.js';
 import type { SessionRegistry } from './session-registry.js';
 
 export const SESSION_REAPER_INTERVAL_MS = 5000;
@@ -32,17 +33,7 @@ export function startSessionReaper(
         } catch (error) {
           onError(error);
         }
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, intervalMs);
-          signal.addEventListener(
-            'abort',
-            () => {
-              clearTimeout(timer);
-              resolve();
-            },
-            { once: true },
-          );
-        });
+        await sleep(intervalMs, signal);
       }
     },
   );
