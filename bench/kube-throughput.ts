@@ -1,11 +1,13 @@
 // npm run bench:kube — the Kubernetes proxy's cost, measured in one run against the fake API server
 // (test/helpers/fake-kube-apiserver.ts; no real one can run here): (1) GET /api/v1/namespaces/
 // default/pods, autocannon with 16 keep-alive connections for 5 s, straight to the fake vs through
-// Gatehouse (token check, RBAC, impersonation, kube.request event); (2) 64 MiB through real
+// Gatehouse (token check, RBAC, impersonation, kube.request event), and through a minimal forwarder
+// (bench/kube-minimal-proxy.ts: TLS in, TLS out, nothing else) as the ceiling of any TLS-terminating
+// proxy on this machine; (2) 64 MiB through real
 // `kubectl exec -i … cat` straight vs through Gatehouse (recorded). The fake, Gatehouse and the load
 // generator are three processes (one event loop each, as in a deployment). Medians of 3 rounds.
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
@@ -15,8 +17,14 @@ import { READY_PREFIX } from './child-protocol.js';
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 
-function startFakeChild(): Promise<{ proc: ChildProcess; url: string; caPem: string; token: string }> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'kube-fake-server.ts')], {
+interface ChildReady {
+  proc: ChildProcess;
+  url: string;
+  caPem: string;
+}
+
+function startChild<T>(script: string, args: string[] = []): Promise<ChildReady & T> {
+  const proc = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, script), ...args], {
     stdio: ['pipe', 'pipe', 'inherit'],
   });
   return new Promise((resolve, reject) => {
@@ -26,7 +34,7 @@ function startFakeChild(): Promise<{ proc: ChildProcess; url: string; caPem: str
       const line = out.split('\n').find((l) => l.startsWith(READY_PREFIX));
       if (line) resolve({ proc, ...JSON.parse(line.slice(READY_PREFIX.length)) });
     });
-    proc.on('exit', (code) => reject(new Error(`the fake API server exited (${code})`)));
+    proc.on('exit', (code) => reject(new Error(`${script} exited (${code})`)));
   });
 }
 
@@ -91,7 +99,8 @@ function execMiBps(kubeconfig: string, home: string, mib: number): Promise<numbe
   });
 }
 
-const fake = await startFakeChild();
+const fake = await startChild<{ token: string }>('kube-fake-server.ts');
+let minimal: ChildReady | undefined;
 const gh = await startTestServer({ 'recordings.session_max_bytes': 256 * 1024 * 1024 });
 try {
   const cluster = await api(gh.url, 'POST', '/v1/resources', {
@@ -116,14 +125,21 @@ try {
   const proxyServer = /server: (\S+)/.exec(kc.text)?.[1] as string;
   const path = '/api/v1/namespaces/default/pods';
 
+  const fakeCaFile = join(gh.dataDir, 'fake-ca.pem');
+  writeFileSync(fakeCaFile, fake.caPem);
+  const minimalDir = join(gh.dataDir, 'minimal-proxy');
+  mkdirSync(minimalDir);
+  minimal = await startChild('kube-minimal-proxy.ts', [fake.url, fakeCaFile, fake.token, minimalDir]);
   const caFile = join(gh.dataDir, 'bench-cas.pem');
-  writeFileSync(caFile, `${fake.caPem}\n${proxyCa}\n`);
+  writeFileSync(caFile, `${fake.caPem}\n${proxyCa}\n${minimal.caPem}\n`);
   const direct: number[] = [];
+  const viaMinimal: number[] = [];
   const proxied: number[] = [];
   for (let round = 0; round < 3; round++) {
     // Straight to the fake with what the proxy would send: its token and the impersonation.
     const asUser = { 'impersonate-user': 'bencher', 'impersonate-group': 'bench' };
     direct.push(await requestsPerSecond(fake.url + path, { authorization: `Bearer ${fake.token}`, ...asUser }, caFile));
+    viaMinimal.push(await requestsPerSecond(minimal.url + path, {}, caFile));
     // BENCH_KUBE_PROFILE=<file>: a CPU profile of Gatehouse (this process) while it serves the load.
     const profiler = process.env.BENCH_KUBE_PROFILE ? new Session() : undefined;
     profiler?.connect();
@@ -139,13 +155,20 @@ try {
     `GET pods direct:  median ${median(direct).toFixed(0)} req/s  (${direct.map((x) => x.toFixed(0)).join(', ')})`,
   );
   console.log(
+    `GET pods via a minimal forwarder: median ${median(viaMinimal).toFixed(0)} req/s  (${viaMinimal.map((x) => x.toFixed(0)).join(', ')})`,
+  );
+  console.log(
     `GET pods proxied: median ${median(proxied).toFixed(0)} req/s  (${proxied.map((x) => x.toFixed(0)).join(', ')})`,
   );
   console.log(`ratio proxied/direct: ${(median(proxied) / median(direct)).toFixed(2)} (target 0.7)`);
+  console.log(
+    `ratio minimal forwarder/direct: ${(median(viaMinimal) / median(direct)).toFixed(2)}; Gatehouse/minimal forwarder: ${(median(proxied) / median(viaMinimal)).toFixed(2)}`,
+  );
 
   if (process.env.BENCH_KUBE_GET_ONLY) {
     await gh.stop();
     fake.proc.kill('SIGTERM');
+    minimal.proc.kill('SIGTERM');
     process.exit(0);
   }
   // kubectl straight to the fake: a kubeconfig with the fake's own CA and token (and impersonation off).
@@ -182,4 +205,5 @@ try {
 } finally {
   await gh.stop();
   fake.proc.kill('SIGTERM');
+  minimal?.proc.kill('SIGTERM');
 }
