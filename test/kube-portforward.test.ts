@@ -6,11 +6,13 @@
 // role without options.port_forwarding is refused before anything reaches the cluster.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { type AddressInfo, connect, createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { connect as tlsConnect } from 'node:tls';
 import { type FakeKube, startFakeKube } from './helpers/fake-kube-apiserver.js';
 import { kubectl } from './helpers/fake-kube-apiserver-kubectl.js';
 import { requestsTo, startTestServer, type TestServer, userWithRoles } from './helpers/gatehouse.js';
@@ -62,7 +64,13 @@ before(async () => {
   echo = createServer((socket) => socket.pipe(socket));
   await new Promise<void>((resolve) => echo.listen(0, '127.0.0.1', resolve));
   echoPort = (echo.address() as AddressInfo).port;
-  fake = await startFakeKube({ rbac: { ops: '*' } });
+  fake = await startFakeKube({
+    rbac: { ops: '*' },
+    pods: [
+      ['default', 'web-1'],
+      ['default', 'silent-1'],
+    ],
+  });
   gh = await startTestServer();
   const created = await admin('POST', '/v1/resources', {
     kind: 'kube_cluster',
@@ -75,6 +83,22 @@ before(async () => {
   for (const role of [
     { name: 'kube-pf', allow: { ...SEE, kube_groups: ['ops'] }, options: { port_forwarding: true } },
     { name: 'kube-no-pf', allow: { ...SEE, kube_groups: ['ops'] } },
+    // port_forwarding, and kube_resources that reach pods in default for reading only, or also for
+    // port-forward: the verb is checked like any other.
+    {
+      name: 'pf-read-only',
+      allow: { ...SEE, kube_groups: ['ops'], kube_resources: [{ kind: 'pods', namespace: 'default', verbs: ['get'] }] },
+      options: { port_forwarding: true },
+    },
+    {
+      name: 'pf-verb',
+      allow: {
+        ...SEE,
+        kube_groups: ['ops'],
+        kube_resources: [{ kind: 'pods', namespace: 'default', verbs: ['get', 'portforward'] }],
+      },
+      options: { port_forwarding: true },
+    },
   ]) {
     const res = await admin('POST', '/v1/roles', role);
     assert.equal(res.status, 201, res.text);
@@ -182,21 +206,74 @@ describe('kubectl port-forward', () => {
     assert.ok(refusals.every((e) => !e.success && e.data.response_code === 403));
 
     // The control: the same command, kubectl and pod for a user whose role has the option.
-    const pat = await userWithRoles(gh, 'pat-control', ['kube-pf']);
-    let local = 0;
-    const run = kubectl(['port-forward', 'pod/web-1', `:${echoPort}`], {
-      ...(await kubeconfigFor(pat.token, 'pat-control')),
+    await expectForwarding('pat-control', ['kube-pf']);
+  });
+
+  test('kube_resources without the portforward verb refuse it (Gatehouse’s Status, nothing upstream); with the verb, the control', async () => {
+    const ro = await userWithRoles(gh, 'reader', ['pf-read-only']);
+    const refused = await kubectl(['port-forward', 'pod/web-1', `:${echoPort}`], {
+      ...(await kubeconfigFor(ro.token, 'reader')),
       timeoutMs: 30_000,
-      onStdout: (out) => {
-        local = Number(/Forwarding from 127\.0\.0\.1:(\d+) ->/.exec(out)?.[1] ?? 0);
-      },
     });
-    try {
-      await until('kubectl to listen', async () => local || undefined);
-      assert.deepEqual(await roundTrip(local, Buffer.from('control')), Buffer.from('control'));
-    } finally {
-      run.kill();
-      await run;
-    }
+    assert.notEqual(refused.code, 0);
+    assert.match(
+      refused.stderr,
+      /gatehouse: reader may not portforward pods web-1 in namespace default \(kube_resources\)/,
+    );
+    assert.ok(
+      !fake.seen.some((s) => s.user === 'reader' && s.path.includes('/portforward')),
+      'never reached the cluster',
+    );
+    assert.ok(!fake.forwarded.some((f) => f.user === 'reader'));
+    await expectForwarding('forwarder', ['pf-verb']);
   });
 });
+
+describe('the upgrade itself', () => {
+  test('a client that leaves before the API server answers still gets its kube.request event (499), and the upstream leg is closed', async () => {
+    const user = await userWithRoles(gh, 'quitter', ['kube-pf']);
+    const config = (await as(user.token, 'GET', `/v1/resources/${clusterId}/kubeconfig`)).text;
+    const server = new URL(/server: (\S+)/.exec(config)?.[1] ?? '');
+    const ca = Buffer.from(/certificate-authority-data: (\S+)/.exec(config)?.[1] ?? '', 'base64').toString();
+    const token = /token: (\S+)/.exec(config)?.[1] ?? '';
+    const client = tlsConnect({ host: server.hostname, port: Number(server.port), ca });
+    await once(client, 'secureConnect');
+    client.write(
+      `POST ${server.pathname}/api/v1/namespaces/default/pods/silent-1/portforward HTTP/1.1\r\nhost: ${server.host}\r\n` +
+        `authorization: Bearer ${token}\r\nconnection: Upgrade\r\nupgrade: SPDY/3.1\r\n` +
+        'x-stream-protocol-version: portforward.k8s.io\r\ncontent-length: 0\r\n\r\n',
+    );
+    await until('the upgrade to reach the cluster', async () =>
+      fake.seen.find((s) => s.user === 'quitter' && s.path.includes('/pods/silent-1/portforward')),
+    );
+    client.destroy();
+    const event = await until('the event of the abandoned upgrade', async () =>
+      (await events('kube.request')).find((e) => e.actor.name === 'quitter' && e.data.subresource === 'portforward'),
+    );
+    assert.deepEqual([event.success, event.data.name, event.data.response_code], [false, 'silent-1', 499]);
+    await until('the API server to see the upstream leg close', async () =>
+      fake.heldUpgrades() === 0 ? true : undefined,
+    );
+  });
+});
+
+/** kubectl port-forward for a new user with these roles: bytes go to the echo server and back. */
+async function expectForwarding(name: string, roles: string[]): Promise<void> {
+  const user = await userWithRoles(gh, name, roles);
+  let local = 0;
+  const run = kubectl(['port-forward', 'pod/web-1', `:${echoPort}`], {
+    ...(await kubeconfigFor(user.token, name)),
+    timeoutMs: 30_000,
+    onStdout: (out) => {
+      local = Number(/Forwarding from 127\.0\.0\.1:(\d+) ->/.exec(out)?.[1] ?? 0);
+    },
+  });
+  try {
+    await until('kubectl to listen', async () => local || undefined);
+    assert.deepEqual(await roundTrip(local, Buffer.from('control')), Buffer.from('control'));
+  } finally {
+    run.kill();
+    await run;
+  }
+  assert.ok(fake.forwarded.some((f) => f.user === name));
+}

@@ -38,6 +38,8 @@ export interface FakeKube {
   openWatches(): number;
   /** Files in the fake pods' file systems (namespace/pod:path → content), written by kubectl cp. */
   files: Map<string, Buffer>;
+  /** Upgrades to pods named silent-* still open: the fake holds them without answering. */
+  heldUpgrades(): number;
   /** Connections kubectl port-forward opened to the pods' ports (the pod's port N is 127.0.0.1:N). */
   forwarded: ForwardedConnection[];
   close(): Promise<void>;
@@ -133,6 +135,7 @@ export async function startFakeKube(
   let chattyBytes = 0;
   const files = new Map<string, Buffer>();
   const forwarded: ForwardedConnection[] = [];
+  const held = new Set<unknown>();
 
   function send(res: ServerResponse, code: number, body: unknown): void {
     const text = JSON.stringify(body);
@@ -360,6 +363,12 @@ export async function startFakeKube(
     if (!pods.some((p) => p.namespace === namespace && p.name === name))
       return reply(404, status(404, 'NotFound', `pods "${name}" not found`));
     const upgrade = (req.headers.upgrade ?? '').toLowerCase();
+    // A kubelet that never answers: pods named silent-* hold the upgrade open without a word.
+    if (name.startsWith('silent-')) {
+      held.add(socket);
+      socket.on('close', () => held.delete(socket));
+      return;
+    }
     if (sub === 'portforward') {
       if (!portForward(req, socket as Duplex, head, upgrade, `${namespace}/${name}`, who.user))
         reply(400, status(400, 'BadRequest', 'port-forward needs SPDY/3.1 or a WebSocket tunnelling it'));
@@ -425,6 +434,7 @@ export async function startFakeKube(
     openWatches: () => watchers.size,
     files,
     forwarded,
+    heldUpgrades: () => held.size,
     async close() {
       for (const c of wss.clients) c.terminate();
       server.closeAllConnections();

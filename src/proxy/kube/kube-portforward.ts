@@ -14,7 +14,10 @@ type Allowed = Extract<KubeDecision, { allowed: true }>;
 
 const DROPPED = /^(host|authorization|impersonate-.*|proxy-.*)$/i;
 
-/** Resolves with the API server's status code (101 when the tunnel opened) once it answered. */
+/**
+ * Resolves with the API server's status code (101 when the tunnel opened) once it answered, 502
+ * when it could not be reached or closed without answering, 499 when the client left first.
+ */
 export function tunnelPortForward(
   req: IncomingMessage,
   socket: Duplex,
@@ -34,6 +37,14 @@ export function tunnelPortForward(
   lines.push(`impersonate-user: ${decision.user}`, ...decision.groups.map((g) => `impersonate-group: ${g}`));
   return new Promise((resolve) => {
     let answered = false;
+    /** Settles a request the API server has not answered; false once it has. */
+    const unanswered = (code: number, message?: string): boolean => {
+      if (answered) return false;
+      answered = true;
+      if (message) sendStatusOnSocket(socket, code, message);
+      resolve(code);
+      return true;
+    };
     const up = connect({
       host,
       port: Number(base.port || 443),
@@ -48,19 +59,25 @@ export function tunnelPortForward(
       up.pipe(socket);
       socket.pipe(up);
     });
+    let opened = false;
     up.once('data', (first: Buffer) => {
       answered = true;
+      opened = true;
       resolve(Number(/^HTTP\/1\.[01] (\d{3})/.exec(first.toString('latin1', 0, 16))?.[1] ?? 502));
     });
     up.on('error', (err) => {
-      if (!answered) {
-        answered = true;
-        sendStatusOnSocket(socket, 502, `gatehouse: cannot reach ${decision.cluster.name}: ${err.message}`);
-        resolve(502);
-      } else socket.destroy();
+      if (!unanswered(502, `gatehouse: cannot reach ${decision.cluster.name}: ${err.message}`)) socket.destroy();
     });
     socket.on('error', () => up.destroy());
-    socket.on('close', () => up.destroy());
-    up.on('close', () => socket.destroy());
+    // A client that gives up before the API server answers still gets its event (499, as forward()).
+    socket.on('close', () => {
+      up.destroy();
+      unanswered(499);
+    });
+    // A refusal written on the socket must not be cut short: only an opened tunnel is torn down here.
+    up.on('close', () => {
+      if (opened) socket.destroy();
+      else unanswered(502, `gatehouse: ${decision.cluster.name} closed the connection without answering`);
+    });
   });
 }
