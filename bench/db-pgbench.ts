@@ -1,7 +1,9 @@
 // npm run bench:db — pgbench -S -M prepared -c 8 against the machine's PostgreSQL three ways, in the
 // same run and interleaved per round: (1) direct, (2) through pgbouncer 1.18 in session mode (run as
 // the `postgres` user: it refuses root), (3) through Gatehouse's PostgreSQL proxy with every
-// statement audited (db.query events into the SQLite audit store). Prints the median tps and p99
+// statement audited (db.query events into the SQLite audit store), and (4) through a minimal Node
+// forwarder (bench/db-minimal-proxy.ts: bytes copied both ways, nothing parsed) as the ceiling of a
+// proxy on Node's sockets here. Prints the median tps and p99
 // latency of each and the ratios, and Gatehouse's CPU per transaction (the whole process, writer
 // thread included; and the main thread's event-loop utilisation). Settings: BENCH_ROUNDS (3),
 // BENCH_DB_SECONDS (20), BENCH_DB_CLIENTS (8); BENCH_DB_PROFILE=<file.cpuprofile> writes a CPU profile
@@ -14,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { api, startTestServer, userWithRoles } from '../test/helpers/gatehouse.js';
+import { READY_PREFIX } from './child-protocol.js';
 import { intEnv, median } from './stats.js';
 
 const ROUNDS = intEnv('BENCH_ROUNDS', 3, 1);
@@ -49,8 +52,12 @@ const freePort = () =>
 
 /** CPU the main thread has used (µs, user and system), from /proc: the rest of the process is its other threads. */
 function mainThreadCpu(): { user: number; system: number } {
+  return threadCpu(`/proc/self/task/${process.pid}/stat`);
+}
+
+function threadCpu(statFile: string): { user: number; system: number } {
   try {
-    const fields = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    const fields = readFileSync(statFile, 'utf8').split(') ')[1]?.split(' ') ?? [];
     const tick = 1e6 / 100; // USER_HZ
     return { user: Number(fields[11]) * tick, system: Number(fields[12]) * tick };
   } catch {
@@ -129,6 +136,23 @@ async function main() {
   );
   await new Promise((r) => setTimeout(r, 1000));
 
+  const forwarder = spawn(
+    process.execPath,
+    ['--import', 'tsx', join(import.meta.dirname, 'db-minimal-proxy.ts'), '5432'],
+    {
+      stdio: ['pipe', 'pipe', 'inherit'],
+    },
+  );
+  const forwarderPort = await new Promise<number>((resolve, reject) => {
+    let out = '';
+    forwarder.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      const line = out.split('\n').find((l) => l.startsWith(READY_PREFIX));
+      if (line) resolve((JSON.parse(line.slice(READY_PREFIX.length)) as { port: number }).port);
+    });
+    forwarder.on('exit', (code) => reject(new Error(`db-minimal-proxy.ts exited (${code})`)));
+  });
+
   const gh = await startTestServer({
     log_level: 'warn',
     ...(process.env.BENCH_SQLITE_SYNC ? { 'sqlite.synchronous': process.env.BENCH_SQLITE_SYNC } : {}),
@@ -147,12 +171,18 @@ async function main() {
   const allWays = {
     direct: { args: ['-h', '127.0.0.1', '-p', '5432', '-U', 'postgres', DB], password: undefined },
     pgbouncer: { args: ['-h', '127.0.0.1', '-p', String(bouncerPort), '-U', 'postgres', DB], password: undefined },
+    forwarder: { args: ['-h', '127.0.0.1', '-p', String(forwarderPort), '-U', 'postgres', DB], password: undefined },
     gatehouse: { args: ['-h', '127.0.0.1', '-p', String(ghPort), '-U', 'postgres@bench', DB], password: user.token },
   } as const;
   // BENCH_DB_WAYS=gatehouse: only that one, e.g. while profiling; the ratios need all three.
-  const chosen = (process.env.BENCH_DB_WAYS ?? 'direct,pgbouncer,gatehouse').split(',');
+  const chosen = (process.env.BENCH_DB_WAYS ?? 'direct,pgbouncer,forwarder,gatehouse').split(',');
   const ways = Object.fromEntries(Object.entries(allWays).filter(([n]) => chosen.includes(n)));
-  const results: Record<string, Array<{ tps: number; p99: number }>> = { direct: [], pgbouncer: [], gatehouse: [] };
+  const results: Record<string, Array<{ tps: number; p99: number }>> = {
+    direct: [],
+    pgbouncer: [],
+    forwarder: [],
+    gatehouse: [],
+  };
   const profileFile = process.env.BENCH_DB_PROFILE;
   const profiler = profileFile ? new Session() : undefined;
   if (profiler) {
@@ -165,12 +195,19 @@ async function main() {
       for (const [name, way] of Object.entries(ways)) {
         const measured = name === 'gatehouse';
         if (measured) await profiler?.post('Profiler.start');
+        const forwarderStat = `/proc/${forwarder.pid}/stat`;
+        const forwarder0 = threadCpu(forwarderStat);
         const cpu0 = process.cpuUsage();
         const main0 = mainThreadCpu();
         const elu0 = performance.eventLoopUtilization();
         const r = await pgbench([...way.args], way.password, dir, name);
         results[name]?.push(r);
         let extra = '';
+        if (name === 'forwarder') {
+          const f1 = threadCpu(forwarderStat);
+          const n = r.tps * SECONDS;
+          extra = `, forwarder CPU ${((f1.user - forwarder0.user) / n).toFixed(1)} user + ${((f1.system - forwarder0.system) / n).toFixed(1)} sys µs/transaction`;
+        }
         if (measured) {
           const used = process.cpuUsage(cpu0);
           const main1 = mainThreadCpu();
@@ -204,6 +241,10 @@ async function main() {
       console.log(`gatehouse / pgbouncer: ${(tps('gatehouse') / tps('pgbouncer')).toFixed(2)} (target ≥ 0.8)`);
     if (ways.direct && ways.gatehouse)
       console.log(`gatehouse / direct:    ${(tps('gatehouse') / tps('direct')).toFixed(2)} (target ≥ 0.5)`);
+    if (ways.forwarder && ways.pgbouncer && ways.gatehouse)
+      console.log(
+        `node forwarder / pgbouncer: ${(tps('forwarder') / tps('pgbouncer')).toFixed(2)}; gatehouse / node forwarder: ${(tps('gatehouse') / tps('forwarder')).toFixed(2)}`,
+      );
     if (cpu.transactions > 0)
       console.log(
         `Gatehouse CPU per transaction: ${(cpu.us / cpu.transactions).toFixed(1)} µs (process; main thread ${(cpu.mainUs / cpu.transactions).toFixed(1)}, busy ${(median(cpu.elu) * 100).toFixed(0)}%)`,
@@ -214,6 +255,7 @@ async function main() {
   } finally {
     profiler?.disconnect();
     bouncer.kill();
+    forwarder.kill('SIGTERM');
     await gh.stop();
     rmSync(dir, { recursive: true, force: true });
   }
