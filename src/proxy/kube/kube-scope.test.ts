@@ -44,6 +44,18 @@ test('a namespace in the path, the core group and discovery paths never fetch', 
   assert.deepEqual(fetched, []);
 });
 
+test('a group or version that is not a plain name (decoded from the path) is never fetched, and stays governed', async () => {
+  const { scopes, fetched } = setup([new Map([['clusterwidgets', false]])]);
+  for (const path of [
+    '/apis/..%2F..%2Fapi%2Fv1%2Fsecrets/v1/clusterwidgets',
+    '/apis/example.dev/v1%3Fx%3D1/clusterwidgets',
+    '/apis/Example.dev/v1/clusterwidgets',
+  ])
+    assert.equal(await scopes.clusterScoped(upstream, info(path)), false, path);
+  assert.deepEqual(fetched, []);
+  assert.equal(await scopes.clusterScoped(upstream, info('/apis/example.dev/v1beta1/clusterwidgets')), true);
+});
+
 test('a failed fetch leaves the kind governed, and is retried after a few seconds, not on every request', async () => {
   const { scopes, fetched, advance } = setup([undefined, new Map([['clusterwidgets', false]])]);
   assert.equal(await scopes.clusterScoped(upstream, info('/apis/example.dev/v1/clusterwidgets')), false);

@@ -19,6 +19,10 @@ const RETRY_MS = 5_000;
 /** Group versions remembered per upstream: clients choose the paths, so the memory is bounded. */
 const MAX_ENTRIES = 256;
 const FETCH_TIMEOUT_MS = 5_000;
+// The fetch carries Gatehouse's credential, and the group and version come from the client's path
+// (decoded): only a DNS-style group and a plain version ever make the path of a discovery fetch.
+const GROUP = /^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$/;
+const VERSION = /^[a-z]([a-z0-9-]{0,61}[a-z0-9])?$/;
 const MAX_DOCUMENT_BYTES = 4 << 20;
 
 interface Entry {
@@ -103,6 +107,7 @@ export function createKubeScopes(deps: { clock: Clock; fetch?: typeof fetchResou
     async clusterScoped(upstream: KubeUpstream, info: KubeRequestInfo): Promise<boolean> {
       // A namespace in the path is the answer already; the core group's kinds are all known by name.
       if (info.discovery || info.namespace || !info.apiGroup || !info.apiVersion || !info.resource) return false;
+      if (!GROUP.test(info.apiGroup) || !VERSION.test(info.apiVersion)) return false;
       const groupVersion = `${info.apiGroup}/${info.apiVersion}`;
       let entries = byUpstream.get(upstream);
       if (!entries) {
