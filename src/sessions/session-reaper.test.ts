@@ -63,7 +63,13 @@ test('a reaper that runs pass after pass under one lease does not pile listeners
   process.on('warning', onWarning);
   let passes = 0;
   const { fake } = registry([]);
-  const counting = { ...fake, list: () => (passes++, fake.list()) } as SessionRegistry;
+  const counting = {
+    ...fake,
+    list: () => {
+      passes++;
+      return fake.list();
+    },
+  } as SessionRegistry;
   const reaper = startSessionReaper({ backend, sessions: counting }, { intervalMs: 1 });
   try {
     while (passes < 30) await new Promise((r) => setTimeout(r, 5));
