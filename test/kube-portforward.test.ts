@@ -257,6 +257,55 @@ describe('the upgrade itself', () => {
   });
 });
 
+describe('a port-forward is a live session', () => {
+  test('listed while open (type port_forward, not recorded), ended by DELETE /v1/sessions/{id}: the tunnel closes', async () => {
+    const user = await userWithRoles(gh, 'pat-session', ['kube-pf']);
+    let local = 0;
+    const run = kubectl(['port-forward', 'pod/web-1', `:${echoPort}`], {
+      ...(await kubeconfigFor(user.token, 'pat-session')),
+      timeoutMs: 60_000,
+      onStdout: (out) => {
+        local = Number(/Forwarding from 127\.0\.0\.1:(\d+) ->/.exec(out)?.[1] ?? 0);
+      },
+    });
+    try {
+      await until('kubectl to listen', async () => local || undefined);
+      const hello = Buffer.from('before the end\n');
+      assert.deepEqual(await roundTrip(local, hello), hello, 'control: the tunnel carries bytes');
+      const live = await until('the live session', async () =>
+        (await admin('GET', '/v1/sessions?status=active&per_page=100')).json.sessions.find(
+          (x: { principal: { id: string } }) => x.principal.id === user.id,
+        ),
+      );
+      assert.deepEqual(
+        [live.kind, live.type, live.recording.status, live.login, live.resource.name, live.command],
+        ['kube', 'port_forward', 'none', 'pat-session', 'pf-cluster', 'default/web-1: port-forward'],
+      );
+      const ended = await admin('DELETE', `/v1/sessions/${live.id}`);
+      assert.equal(ended.status, 200, ended.text);
+      // The tunnel is gone: kubectl can no longer reach the pod's port through it.
+      await until('the forwarded port to stop carrying bytes', async () =>
+        (await roundTrip(local, Buffer.from('after the end\n')).then(
+          () => false,
+          () => true,
+        ))
+          ? true
+          : undefined,
+      );
+      const record = await until('the session record to say terminated, with its counters', async () => {
+        const r = (await admin('GET', `/v1/sessions/${live.id}`)).json;
+        return r.status === 'terminated' && r.ended_at ? r : undefined;
+      });
+      assert.ok(record.bytes_in >= hello.length && record.bytes_out >= hello.length, JSON.stringify(record));
+      const started = (await events('session.start')).find((e) => e.actor.name === 'pat-session');
+      assert.equal(started?.data.type, 'port_forward');
+    } finally {
+      run.kill();
+      await run;
+    }
+  });
+});
+
 /** kubectl port-forward for a new user with these roles: bytes go to the echo server and back. */
 async function expectForwarding(name: string, roles: string[]): Promise<void> {
   const user = await userWithRoles(gh, name, roles);

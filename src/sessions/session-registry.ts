@@ -18,11 +18,11 @@ const actorOf = (r: SessionRecord) =>
   actorOfPrincipal({ ...r.principal, ...(r.on_behalf_of ? { onBehalfOf: r.on_behalf_of } : {}) });
 
 export type SessionStatus = 'active' | 'ended' | 'terminated';
-export type SessionType = 'shell' | 'exec' | 'subsystem' | 'sql';
+export type SessionType = 'shell' | 'exec' | 'subsystem' | 'sql' | 'port_forward';
 
 export interface SessionRecord {
   id: string;
-  /** ssh: through the SSH proxy; kube: a kubectl exec or attach through the Kubernetes proxy. */
+  /** ssh: through the SSH proxy; kube: a kubectl exec, attach or port-forward through the Kubernetes proxy. */
   kind: 'ssh' | 'kube' | 'db';
   type: SessionType;
   principal: PrincipalName;

@@ -7,7 +7,20 @@ import { listQuery } from '../schemas.js';
 export const Status = Type.Union([Type.Literal('active'), Type.Literal('ended'), Type.Literal('terminated')]);
 export const RecordingState = Type.Union(
   ['recording', 'pending', 'uploaded', 'upload_failed', 'none', 'unknown'].map((s) => Type.Literal(s)),
-  { description: 'none: nothing recorded as a cast (sftp sessions are recorded as file_transfer events)' },
+  {
+    description:
+      'none: nothing recorded as a cast (sftp sessions are recorded as file_transfer events; kubectl port-forward carries application bytes, not a terminal, and is not recorded)',
+  },
+);
+const SessionType = Type.Union(
+  [
+    Type.Literal('shell'),
+    Type.Literal('exec'),
+    Type.Literal('subsystem'),
+    Type.Literal('sql'),
+    Type.Literal('port_forward'),
+  ],
+  { description: 'sql: a database session (kind db); port_forward: kubectl port-forward (kind kube, not recorded)' },
 );
 export const Ref = (kind: string) =>
   Type.Object({ kind: Type.String({ description: kind }), id: Type.String(), name: Type.String() });
@@ -16,9 +29,7 @@ export const Session = Type.Object(
   {
     id: Type.String({ pattern: idPattern('session') }),
     kind: Type.Union([Type.Literal('ssh'), Type.Literal('kube'), Type.Literal('db')]),
-    type: Type.Union([Type.Literal('shell'), Type.Literal('exec'), Type.Literal('subsystem'), Type.Literal('sql')], {
-      description: 'sql: a database session (kind db)',
-    }),
+    type: SessionType,
     principal: Ref('user | agent'),
     on_behalf_of: Type.Optional(Ref('user: the user a delegated agent acted for')),
     resource: Ref('server | kube_cluster | database'),
@@ -62,7 +73,7 @@ export const SessionQuery = listQuery({
   principal: Type.Optional(Type.String({ maxLength: 80, description: 'user_… or agent_… id, or a name' })),
   server: Type.Optional(Type.String({ maxLength: 80, description: 'srv_… id or server name' })),
   login: Type.Optional(Type.String({ maxLength: 64 })),
-  type: Type.Optional(Type.Union([Type.Literal('shell'), Type.Literal('exec'), Type.Literal('subsystem')])),
+  type: Type.Optional(SessionType),
   command: Type.Optional(
     Type.String({
       minLength: 1,

@@ -2,15 +2,31 @@
 // (WebSocket tunnelling SPDY, kubectl ≥ 1.31, or plain SPDY) is passed to the API server byte for
 // byte with Gatehouse's credential and impersonation in place of the client's: the forwarded bytes
 // are the application's, not a terminal's, so they are not recorded — the request is, as an event.
+// An open tunnel is a live session (type port_forward), started durably before a byte flows, so
+// DELETE /v1/sessions/{id}, the agent kill switch and max_session_ttl end it as they end an exec.
 import type { IncomingMessage } from 'node:http';
 import { isIP } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { connect } from 'node:tls';
+import type { Logger } from 'pino';
+import type { Clock } from '../../lib/clock.js';
+import { newId } from '../../lib/ids.js';
 import type { KubeUpstream } from '../../resources/kube-upstream.js';
+import type { SessionRegistry } from '../../sessions/session-registry.js';
 import type { KubeDecision } from './kube-access.js';
-import { sendStatusOnSocket } from './kube-request.js';
+import { type KubeRequestInfo, sendStatusOnSocket } from './kube-request.js';
 
 type Allowed = Extract<KubeDecision, { allowed: true }>;
+
+/** The open tunnel as the session registry sees it. */
+export interface OpenTunnel {
+  bytesIn(): number;
+  bytesOut(): number;
+  terminate(message: string): void;
+}
+export type TunnelOutcome = { bytesIn: number; bytesOut: number; terminatedBy?: string };
+/** Makes an open tunnel a live session (its start durable) or throws; resolves with what records its end. */
+export type StartTunnelSession = (tunnel: OpenTunnel) => Promise<(outcome: TunnelOutcome) => Promise<void>>;
 
 const DROPPED = /^(host|authorization|impersonate-.*|proxy-.*)$/i;
 
@@ -25,6 +41,7 @@ export function tunnelPortForward(
   upstream: KubeUpstream,
   decision: Allowed,
   restPathAndQuery: string,
+  startSession: StartTunnelSession,
 ): Promise<number> {
   const base = new URL(upstream.url);
   const host = base.hostname.replace(/^\[|\]$/g, '');
@@ -56,14 +73,67 @@ export function tunnelPortForward(
     up.once('secureConnect', () => {
       up.write(`${lines.join('\r\n')}\r\n\r\n`);
       if (head.length) up.write(head);
-      up.pipe(socket);
-      socket.pipe(up);
     });
     let opened = false;
+    const join = (first: Buffer) => {
+      socket.write(first);
+      up.pipe(socket);
+      socket.pipe(up);
+    };
     up.once('data', (first: Buffer) => {
+      up.pause();
       answered = true;
       opened = true;
-      resolve(Number(/^HTTP\/1\.[01] (\d{3})/.exec(first.toString('latin1', 0, 16))?.[1] ?? 502));
+      const code = Number(/^HTTP\/1\.[01] (\d{3})/.exec(first.toString('latin1', 0, 16))?.[1] ?? 502);
+      if (code !== 101) {
+        join(first);
+        resolve(code);
+        return;
+      }
+      let bytesIn = 0;
+      let bytesOut = 0;
+      let terminatedBy: string | undefined;
+      const terminate = (message: string) => {
+        terminatedBy ??= message.replace(/^gatehouse: /, '');
+        socket.destroy();
+        up.destroy();
+      };
+      startSession({ bytesIn: () => bytesIn, bytesOut: () => bytesOut, terminate }).then(
+        (end) => {
+          const ttl = decision.options.maxSessionTtlMs;
+          const ttlTimer =
+            ttl === undefined ? undefined : setTimeout(() => terminate('session ended: max_session_ttl reached'), ttl);
+          ttlTimer?.unref();
+          let ended = false;
+          const finish = () => {
+            if (ended) return;
+            ended = true;
+            clearTimeout(ttlTimer);
+            void end({ bytesIn, bytesOut, ...(terminatedBy ? { terminatedBy } : {}) });
+          };
+          socket.once('close', finish);
+          up.once('close', finish);
+          // Ended (or left) while its start was being written: nothing flows, the end is recorded.
+          if (socket.destroyed || up.destroyed) finish();
+          else {
+            join(first);
+            socket.on('data', (c: Buffer) => {
+              bytesIn += c.length;
+            });
+            up.on('data', (c: Buffer) => {
+              bytesOut += c.length;
+            });
+          }
+          resolve(101);
+        },
+        () => {
+          // The start could not be made durable: the tunnel does not open (the client has seen no 101).
+          up.destroy();
+          opened = false;
+          answered = false;
+          unanswered(503, 'gatehouse: the session could not be started (the audit trail is unavailable)');
+        },
+      );
     });
     up.on('error', (err) => {
       if (!unanswered(502, `gatehouse: cannot reach ${decision.cluster.name}: ${err.message}`)) socket.destroy();
@@ -80,4 +150,43 @@ export function tunnelPortForward(
       else unanswered(502, `gatehouse: ${decision.cluster.name} closed the connection without answering`);
     });
   });
+}
+
+/** The session registry's side of a tunnel: a `kube` session of type `port_forward`, not recorded. */
+export function portForwardSession(
+  deps: { sessions: SessionRegistry; clock: Clock; logger: Logger },
+  decision: Allowed,
+  info: KubeRequestInfo,
+  remoteAddr: string,
+): StartTunnelSession {
+  const { principal, cluster } = decision;
+  return async (tunnel) => {
+    const id = newId('session', deps.clock());
+    await deps.sessions.start(
+      {
+        kind: 'kube',
+        type: 'port_forward',
+        principal: { kind: principal.kind, id: principal.id, name: principal.name },
+        ...(principal.onBehalfOf ? { on_behalf_of: principal.onBehalfOf } : {}),
+        resource: { kind: 'kube_cluster', id: cluster.id, name: cluster.name },
+        login: decision.user,
+        command: `${info.namespace ?? 'default'}/${info.name ?? ''}: port-forward`.slice(0, 4096),
+        remote_addr: remoteAddr,
+        recorded: false,
+      },
+      () => ({ id, ...tunnel }),
+      id,
+    );
+    return (outcome) =>
+      deps.sessions
+        .end(id, {
+          bytesIn: outcome.bytesIn,
+          bytesOut: outcome.bytesOut,
+          ...(outcome.terminatedBy === undefined ? {} : { reason: outcome.terminatedBy, terminated: true }),
+        })
+        .then(
+          () => undefined,
+          (err) => deps.logger.error({ err }, 'kube: cannot record the session end'),
+        );
+  };
 }

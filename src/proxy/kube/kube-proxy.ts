@@ -22,7 +22,7 @@ import { describeKubeRequest, impersonationHeaders, type KubeAccess, type KubeDe
 import { readCreateBody } from './kube-create-name.js';
 import { bridgeExec } from './kube-exec.js';
 import type { ItemFilter } from './kube-filter.js';
-import { tunnelPortForward } from './kube-portforward.js';
+import { portForwardSession, tunnelPortForward } from './kube-portforward.js';
 import { type KubeRequestInfo, requestInfo, sendStatus, sendStatusOnSocket } from './kube-request.js';
 import { createKubeRequestLog } from './kube-request-log.js';
 import { createKubeScopes } from './kube-scope.js';
@@ -239,7 +239,16 @@ export function createKubeProxy(deps: KubeProxyDeps) {
     if (sub === 'portforward') {
       // admit() checked options.port_forwarding; the event carries the API server's answer.
       const { upstream, decision } = admitted;
-      const code = await tunnelPortForward(req, socket, head, upstream, decision, routed.restPath + routed.query);
+      const started = portForwardSession(deps, decision, routed.info, req.socket.remoteAddress ?? '');
+      const code = await tunnelPortForward(
+        req,
+        socket,
+        head,
+        upstream,
+        decision,
+        routed.restPath + routed.query,
+        started,
+      );
       await recordRequest(req, routed, decision, code, startedAt);
       return;
     }

@@ -19,7 +19,7 @@ export function SessionsPage() {
   const [params, setParams] = useSearchParams();
   const page = usePage();
   const status = (params.get('status') ?? '') as '' | 'active' | 'ended' | 'terminated';
-  const type = (params.get('type') ?? '') as '' | 'shell' | 'exec' | 'subsystem';
+  const type = (params.get('type') ?? '') as '' | 'shell' | 'exec' | 'subsystem' | 'sql' | 'port_forward';
   const text = Object.fromEntries(FILTERS.map((f) => [f, params.get(f) ?? ''])) as Record<
     (typeof FILTERS)[number],
     string
@@ -86,6 +86,8 @@ export function SessionsPage() {
             ['shell', 'Shell'],
             ['exec', 'Command'],
             ['subsystem', 'Subsystem (sftp)'],
+            ['sql', 'Database (SQL)'],
+            ['port_forward', 'Port forward (kubectl)'],
           ]}
         />
         <TextField label="Who" value={inputs.principal} onChange={(v) => setInputs({ ...inputs, principal: v })} />
