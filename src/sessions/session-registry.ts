@@ -5,7 +5,7 @@
 // The session bus (src/cluster/session-bus.ts) knows which instance holds which session and lets a
 // caller ask for, and wait for, the holder's confirmation that a session ended.
 import type { AuditLog } from '../audit/audit-log.js';
-import { actorOfPrincipal, type PrincipalName } from '../auth/principal.js';
+import { actorOfPrincipal, type Principal, type PrincipalName } from '../auth/principal.js';
 import { keys, prefixes } from '../auth/records.js';
 import type { StateStore } from '../backend/state.js';
 import type { Operation } from '../backend/types.js';
@@ -49,6 +49,12 @@ export interface SessionRecord {
   /** The instance holding it (its instance lease's id): if that instance dies, the reaper ends it. */
   instance?: string;
 }
+
+/** Who a session is for, as its record names them: the principal, and the user a delegated agent acts for. */
+export const sessionPrincipal = (p: Principal): Pick<SessionRecord, 'principal' | 'on_behalf_of'> => ({
+  principal: { kind: p.kind, id: p.id, name: p.name },
+  ...(p.onBehalfOf ? { on_behalf_of: p.onBehalfOf } : {}),
+});
 
 /** What the holder of a live session exposes, so reads show live counters and writes can end it. */
 export interface LiveSession {

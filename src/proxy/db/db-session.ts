@@ -11,7 +11,7 @@ import { newId } from '../../lib/ids.js';
 import type { SessionOptions } from '../../rbac/policy.js';
 import type { RecordingService } from '../../recordings/recording-service.js';
 import type { RecordResult } from '../../recordings/spool.js';
-import type { SessionRegistry } from '../../sessions/session-registry.js';
+import { type SessionRegistry, sessionPrincipal } from '../../sessions/session-registry.js';
 import type { DatabaseRef } from './db-proxy.js';
 import { FrameScanner } from './frame-scanner.js';
 import type { QueryLog } from './query-log.js';
@@ -173,8 +173,7 @@ export async function runDbSession(ctx: DbSessionContext): Promise<void> {
       {
         kind: 'db',
         type: 'sql',
-        principal: { kind: principal.kind, id: principal.id, name: principal.name },
-        ...(principal.onBehalfOf ? { on_behalf_of: principal.onBehalfOf } : {}),
+        ...sessionPrincipal(principal),
         resource: { kind: 'database', id: database.id, name: database.name },
         login: ctx.dbUser,
         db_name: ctx.dbName,

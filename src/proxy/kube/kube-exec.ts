@@ -15,7 +15,7 @@ import { newId } from '../../lib/ids.js';
 import type { RecordingService } from '../../recordings/recording-service.js';
 import type { RecordResult, SessionRecording } from '../../recordings/spool.js';
 import type { KubeUpstream } from '../../resources/kube-upstream.js';
-import type { SessionRegistry } from '../../sessions/session-registry.js';
+import { type SessionRegistry, sessionPrincipal } from '../../sessions/session-registry.js';
 import type { KubeDecision } from './kube-access.js';
 import { type KubeRequestInfo, sendStatusOnSocket } from './kube-request.js';
 import { upstreamHeaders } from './kube-upstream-request.js';
@@ -199,8 +199,7 @@ async function runExec(
       {
         kind: 'kube',
         type: 'exec',
-        principal: { kind: principal.kind, id: principal.id, name: principal.name },
-        ...(principal.onBehalfOf ? { on_behalf_of: principal.onBehalfOf } : {}),
+        ...sessionPrincipal(principal),
         resource: { kind: 'kube_cluster', id: cluster.id, name: cluster.name },
         login: decision.user,
         command: `${target}: ${ctx.command}`.slice(0, 4096),

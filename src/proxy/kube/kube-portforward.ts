@@ -12,7 +12,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import type { KubeUpstream } from '../../resources/kube-upstream.js';
-import type { SessionRegistry } from '../../sessions/session-registry.js';
+import { type SessionRegistry, sessionPrincipal } from '../../sessions/session-registry.js';
 import type { KubeDecision } from './kube-access.js';
 import { type KubeRequestInfo, sendStatusOnSocket } from './kube-request.js';
 
@@ -166,8 +166,7 @@ export function portForwardSession(
       {
         kind: 'kube',
         type: 'port_forward',
-        principal: { kind: principal.kind, id: principal.id, name: principal.name },
-        ...(principal.onBehalfOf ? { on_behalf_of: principal.onBehalfOf } : {}),
+        ...sessionPrincipal(principal),
         resource: { kind: 'kube_cluster', id: cluster.id, name: cluster.name },
         login: decision.user,
         command: `${info.namespace ?? 'default'}/${info.name ?? ''}: port-forward`.slice(0, 4096),

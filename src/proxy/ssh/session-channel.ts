@@ -13,7 +13,7 @@ import type { Metrics } from '../../observability/metrics.js';
 import type { SessionOptions } from '../../rbac/policy.js';
 import type { RecordingService } from '../../recordings/recording-service.js';
 import type { RecordResult, SessionRecording } from '../../recordings/spool.js';
-import type { SessionRegistry, SessionType } from '../../sessions/session-registry.js';
+import { type SessionRegistry, type SessionType, sessionPrincipal } from '../../sessions/session-registry.js';
 import type { ServerRef } from './access.js';
 import { watchSftp } from './sftp-metadata.js';
 
@@ -177,8 +177,7 @@ export async function runSession(
       {
         kind: 'ssh',
         type: request.type,
-        principal: { kind: principal.kind, id: principal.id, name: principal.name },
-        ...(principal.onBehalfOf ? { on_behalf_of: principal.onBehalfOf } : {}),
+        ...sessionPrincipal(principal),
         resource: { kind: 'server', id: server.id, name: server.name },
         login: ctx.login,
         ...(request.command === undefined ? {} : { command: request.command.slice(0, 4096) }),
