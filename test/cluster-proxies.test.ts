@@ -16,6 +16,7 @@ import pino from 'pino';
 import { ConfigError, loadConfig } from '../src/config/load.js';
 import { createKubeCa } from '../src/proxy/kube/kube-ca.js';
 import { type Gatehouse, startGatehouse } from '../src/server.js';
+import { createDbRole, registerPostgres } from './helpers/db-resource.js';
 import { type EtcdCluster, startEtcd } from './helpers/etcd.js';
 import { ADMIN_KEY, api, startTestServer, type TestServer, userWithRoles } from './helpers/gatehouse.js';
 import { type Haproxy, startHaproxy } from './helpers/haproxy.js';
@@ -313,19 +314,8 @@ describe('the auth tier seen from a proxy', () => {
   });
 
   test('Ctrl-C that the balancer hands to the other proxy still cancels the statement (cancel keys shared in Redis)', async () => {
-    const db = await api(auth.url, 'POST', '/v1/resources', {
-      token: auth.adminToken,
-      body: { kind: 'database', name: 'pg-cancel', address: '127.0.0.1:5432', protocol: 'postgres' },
-    });
-    assert.equal(db.status, 201, db.text);
-    const role = await api(auth.url, 'POST', '/v1/roles', {
-      token: auth.adminToken,
-      body: {
-        name: 'db-cancel',
-        allow: { resources: [{ kinds: ['database'] }], db_users: ['postgres'], db_names: ['test'] },
-      },
-    });
-    assert.equal(role.status, 201, role.text);
+    await registerPostgres(auth, { name: 'pg-cancel' });
+    await createDbRole(auth, 'db-cancel');
     const carol = await userWithRoles(auth, 'carol', ['db-cancel']);
     const holder = proxies[1] as Gatehouse;
     const other = await startProxy();

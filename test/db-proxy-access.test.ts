@@ -5,8 +5,9 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
+import { createDbRole, registerPostgres } from './helpers/db-resource.js';
 import { api, startTestServer, type TestServer, userWithRoles } from './helpers/gatehouse.js';
-import { psql, requirePostgres, run, through } from './helpers/psql.js';
+import { directPsql, psql, requirePostgres, through } from './helpers/psql.js';
 import { until } from './helpers/until.js';
 
 interface Event {
@@ -35,57 +36,17 @@ if (requirePostgres('PostgreSQL proxy access')) {
     before(async () => {
       gh = await startTestServer();
       port = gh.gatehouse.dbAddr?.port as number;
-      const db = await admin('POST', '/v1/resources', {
-        kind: 'database',
-        name: 'pg',
-        address: '127.0.0.1:5432',
-        protocol: 'postgres',
-        labels: { env: 'dev' },
-      });
-      assert.equal(db.status, 201, db.text);
-      dbId = db.json.id;
-      const hidden = await admin('POST', '/v1/resources', {
-        kind: 'database',
-        name: 'pg-prod',
-        address: '127.0.0.1:5432',
-        protocol: 'postgres',
-        labels: { env: 'prod' },
-      });
-      assert.equal(hidden.status, 201, hidden.text);
+      dbId = await registerPostgres(gh, { labels: { env: 'dev' } });
+      await registerPostgres(gh, { name: 'pg-prod', labels: { env: 'prod' } });
       for (const name of ['db-dev', 'db-dev-2']) {
-        const role = await admin('POST', '/v1/roles', {
-          name,
-          allow: {
-            resources: [{ kinds: ['database'], labels: { env: 'dev' } }],
-            db_users: ['postgres'],
-            db_names: ['test'],
-            rules: [{ resources: ['sessions'], verbs: ['list', 'read', 'create'] }],
-          },
+        await createDbRole(gh, name, {
+          labels: { env: 'dev' },
+          rules: [{ resources: ['sessions'], verbs: ['list', 'read', 'create'] }],
         });
-        assert.equal(role.status, 201, role.text);
       }
       alice = await userWithRoles(gh, 'alice', ['db-dev']);
-      const ro = await admin('POST', '/v1/roles', {
-        name: 'db-ro',
-        allow: {
-          resources: [{ kinds: ['database'], labels: { env: 'dev' } }],
-          db_users: ['postgres'],
-          db_names: ['test'],
-        },
-        options: { db_read_only: true },
-      });
-      assert.equal(ro.status, 201, ro.text);
-      const setup = await run('psql', [
-        '-X',
-        '-h',
-        '127.0.0.1',
-        '-U',
-        'postgres',
-        '-d',
-        'test',
-        '-c',
-        'drop table if exists gh_ro_t; create table gh_ro_t (id int)',
-      ]);
+      await createDbRole(gh, 'db-ro', { labels: { env: 'dev' }, options: { db_read_only: true } });
+      const setup = await directPsql(['-c', 'drop table if exists gh_ro_t; create table gh_ro_t (id int)']);
       assert.equal(setup.code, 0, setup.stderr);
     });
     after(async () => {

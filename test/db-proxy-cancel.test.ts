@@ -4,8 +4,9 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
+import { createDbRole, registerPostgres } from './helpers/db-resource.js';
 import { api, startTestServer, type TestServer, userWithRoles } from './helpers/gatehouse.js';
-import { requirePostgres, run, sendCancelRequest, through } from './helpers/psql.js';
+import { directPsql, requirePostgres, sendCancelRequest, through } from './helpers/psql.js';
 import { until } from './helpers/until.js';
 
 interface Event {
@@ -33,14 +34,7 @@ function startPsql(conninfo: string, password: string, sql: string) {
 
 /** Backends of the machine's PostgreSQL running a statement with this marker. */
 async function running(marker: string): Promise<number> {
-  const r = await run('psql', [
-    '-X',
-    '-h',
-    '127.0.0.1',
-    '-U',
-    'postgres',
-    '-d',
-    'test',
+  const r = await directPsql([
     '-tAc',
     `select count(*) from pg_stat_activity where query like '%${marker}%' and pid <> pg_backend_pid() and state = 'active'`,
   ]);
@@ -59,19 +53,8 @@ if (requirePostgres('PostgreSQL proxy cancel')) {
     before(async () => {
       gh = await startTestServer();
       port = gh.gatehouse.dbAddr?.port as number;
-      const db = await api(gh.url, 'POST', '/v1/resources', {
-        token: gh.adminToken,
-        body: { kind: 'database', name: 'pg', address: '127.0.0.1:5432', protocol: 'postgres' },
-      });
-      assert.equal(db.status, 201, db.text);
-      const role = await api(gh.url, 'POST', '/v1/roles', {
-        token: gh.adminToken,
-        body: {
-          name: 'db-all',
-          allow: { resources: [{ kinds: ['database'] }], db_users: ['postgres'], db_names: ['test'] },
-        },
-      });
-      assert.equal(role.status, 201, role.text);
+      await registerPostgres(gh);
+      await createDbRole(gh, 'db-all');
       alice = await userWithRoles(gh, 'alice', ['db-all']);
     });
     after(async () => {

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import pg from 'pg';
+import { registerPostgres } from './helpers/db-resource.js';
 import { api } from './helpers/gatehouse.js';
 import { run, stop } from './helpers/process.js';
 import { requirePostgres } from './helpers/psql.js';
@@ -39,11 +40,7 @@ if (requirePostgres('PostgreSQL proxy crash')) {
       const first = await run(env);
       const token = (await api(first.authUrl, 'POST', '/v1/auth/token', { body: { api_key: KEY } })).json
         .access_token as string;
-      const db = await api(first.authUrl, 'POST', '/v1/resources', {
-        token,
-        body: { kind: 'database', name: 'pg', address: '127.0.0.1:5432', protocol: 'postgres' },
-      });
-      assert.equal(db.status, 201, db.text);
+      await registerPostgres({ url: first.authUrl, adminToken: token });
       const client = new pg.Client({
         host: '127.0.0.1',
         port: dbPort,

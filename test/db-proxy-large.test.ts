@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
+import { createDbRole, registerPostgres } from './helpers/db-resource.js';
 import { api, startTestServer, type TestServer, userWithRoles } from './helpers/gatehouse.js';
 import { requirePostgres } from './helpers/psql.js';
 import { until } from './helpers/until.js';
@@ -29,18 +30,8 @@ if (requirePostgres('PostgreSQL proxy, large results')) {
 
     before(async () => {
       gh = await startTestServer();
-      const db = await admin('POST', '/v1/resources', {
-        kind: 'database',
-        name: 'pg',
-        address: '127.0.0.1:5432',
-        protocol: 'postgres',
-      });
-      assert.equal(db.status, 201, db.text);
-      const role = await admin('POST', '/v1/roles', {
-        name: 'db-large',
-        allow: { resources: [{ kinds: ['database'] }], db_users: ['postgres'], db_names: ['test'] },
-      });
-      assert.equal(role.status, 201, role.text);
+      await registerPostgres(gh);
+      await createDbRole(gh, 'db-large');
     });
     after(async () => {
       await gh?.stop();

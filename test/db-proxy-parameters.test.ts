@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
+import { createDbRole, registerPostgres } from './helpers/db-resource.js';
 import { api, startTestServer, type TestServer, userWithRoles } from './helpers/gatehouse.js';
 import { requirePostgres } from './helpers/psql.js';
 import { until } from './helpers/until.js';
@@ -21,21 +22,9 @@ if (requirePostgres('PostgreSQL proxy bind parameters')) {
 
     before(async () => {
       gh = await startTestServer();
-      const db = await admin('POST', '/v1/resources', {
-        kind: 'database',
-        name: 'pg',
-        address: '127.0.0.1:5432',
-        protocol: 'postgres',
-      });
-      assert.equal(db.status, 201, db.text);
-      const allow = { resources: [{ kinds: ['database'] }], db_users: ['postgres'], db_names: ['test'] };
-      for (const [name, options] of [
-        ['db-params', { db_record_parameters: true }],
-        ['db-plain', {}],
-      ] as const) {
-        const role = await admin('POST', '/v1/roles', { name, allow, options });
-        assert.equal(role.status, 201, role.text);
-      }
+      await registerPostgres(gh);
+      await createDbRole(gh, 'db-params', { options: { db_record_parameters: true } });
+      await createDbRole(gh, 'db-plain', { options: {} });
     });
     after(async () => {
       await gh?.stop();

@@ -10,13 +10,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
+import { createDbRole, registerPostgres } from './helpers/db-resource.js';
 import { api, startTestServer, type TestServer, userWithRoles } from './helpers/gatehouse.js';
 import { run as runGatehouse, stop } from './helpers/process.js';
-import { psql, requirePostgres, run, through } from './helpers/psql.js';
+import { directPsql, psql, requirePostgres, through } from './helpers/psql.js';
 import { until } from './helpers/until.js';
 
 const SECRET_ROW = 'secret-row-value-42';
-const allow = { resources: [{ kinds: ['database'] }], db_users: ['postgres'], db_names: ['test'] };
 
 interface Session {
   id: string;
@@ -27,15 +27,8 @@ interface Session {
 }
 
 async function setUp(gh: TestServer, roles: Record<string, Record<string, unknown>>): Promise<void> {
-  const db = await api(gh.url, 'POST', '/v1/resources', {
-    token: gh.adminToken,
-    body: { kind: 'database', name: 'pg', address: '127.0.0.1:5432', protocol: 'postgres' },
-  });
-  assert.equal(db.status, 201, db.text);
-  for (const [name, options] of Object.entries(roles)) {
-    const role = await api(gh.url, 'POST', '/v1/roles', { token: gh.adminToken, body: { name, allow, options } });
-    assert.equal(role.status, 201, role.text);
-  }
+  await registerPostgres(gh);
+  for (const [name, options] of Object.entries(roles)) await createDbRole(gh, name, { options });
 }
 
 const connect = (port: number, password: string) =>
@@ -68,14 +61,7 @@ if (requirePostgres('PostgreSQL proxy recording')) {
         'rec-params': { db_record_parameters: true },
         'rec-strict': { record_session: 'strict' },
       });
-      const setup = await run('psql', [
-        '-X',
-        '-h',
-        '127.0.0.1',
-        '-U',
-        'postgres',
-        '-d',
-        'test',
+      const setup = await directPsql([
         '-c',
         `drop table if exists gh_rec_t; create table gh_rec_t (id int primary key, v text);
          insert into gh_rec_t values (1, 'plain-one'), (2, '${SECRET_ROW}'), (3, 'plain-three')`,
@@ -269,11 +255,7 @@ if (requirePostgres('PostgreSQL proxy recording')) {
     try {
       const first = await runGatehouse(env);
       const token = await tokenOf(first.authUrl);
-      const db = await api(first.authUrl, 'POST', '/v1/resources', {
-        token,
-        body: { kind: 'database', name: 'pg', address: '127.0.0.1:5432', protocol: 'postgres' },
-      });
-      assert.equal(db.status, 201, db.text);
+      await registerPostgres({ url: first.authUrl, adminToken: token });
       const client = connect(dbPort, token);
       client.on('error', () => {});
       await client.connect();

@@ -9,6 +9,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { createDbRole } from './helpers/db-resource.js';
 import { api, startTestServer, type TestServer, userWithRoles } from './helpers/gatehouse.js';
 import { psql, requirePostgres, run, through } from './helpers/psql.js';
 import { until } from './helpers/until.js';
@@ -133,15 +134,7 @@ if (ready) {
 
       gh = await startTestServer();
       port = gh.gatehouse.dbAddr?.port as number;
-      const role = await admin('POST', '/v1/roles', {
-        name: 'db-scratch',
-        allow: {
-          resources: [{ kinds: ['database'], labels: { env: 'scratch' } }],
-          db_users: ['gh_*'],
-          db_names: ['postgres'],
-        },
-      });
-      assert.equal(role.status, 201, role.text);
+      await createDbRole(gh, 'db-scratch', { labels: { env: 'scratch' }, dbUsers: ['gh_*'], dbNames: ['postgres'] });
       alice = await userWithRoles(gh, 'alice', ['db-scratch']);
     });
     after(async () => {

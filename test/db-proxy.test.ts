@@ -6,8 +6,9 @@ import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import pino from 'pino';
+import { createDbRole, registerPostgres } from './helpers/db-resource.js';
 import { api, startTestServer, type TestServer, userWithRoles } from './helpers/gatehouse.js';
-import { psql, requirePostgres, run, through } from './helpers/psql.js';
+import { directPsql, psql, requirePostgres, run, through } from './helpers/psql.js';
 import { until } from './helpers/until.js';
 
 interface Event {
@@ -46,43 +47,17 @@ if (requirePostgres('PostgreSQL proxy')) {
     before(async () => {
       gh = await startTestServer({}, { logger });
       port = gh.gatehouse.dbAddr?.port as number;
-      const db = await admin('POST', '/v1/resources', {
-        kind: 'database',
-        name: 'pg',
-        address: '127.0.0.1:5432',
-        protocol: 'postgres',
+      dbId = await registerPostgres(gh, { labels: { env: 'dev' } });
+      await registerPostgres(gh, { name: 'pg-prod', labels: { env: 'prod' } });
+      await createDbRole(gh, 'db-dev', {
         labels: { env: 'dev' },
-      });
-      assert.equal(db.status, 201, db.text);
-      dbId = db.json.id;
-      const hidden = await admin('POST', '/v1/resources', {
-        kind: 'database',
-        name: 'pg-prod',
-        address: '127.0.0.1:5432',
-        protocol: 'postgres',
-        labels: { env: 'prod' },
-      });
-      assert.equal(hidden.status, 201, hidden.text);
-      const role = await admin('POST', '/v1/roles', {
-        name: 'db-dev',
-        allow: {
-          resources: [{ kinds: ['database'], labels: { env: 'dev' } }],
-          db_users: ['{{traits.db_users}}'],
-          db_names: ['test', 'tes?x'],
-          rules: [{ resources: ['sessions'], verbs: ['list', 'read', 'create'] }],
-        },
+        dbUsers: ['{{traits.db_users}}'],
+        dbNames: ['test', 'tes?x'],
+        rules: [{ resources: ['sessions'], verbs: ['list', 'read', 'create'] }],
         deny: { db_users: ['nobody'] },
       });
-      assert.equal(role.status, 201, role.text);
       alice = await userWithRoles(gh, 'alice', ['db-dev'], { db_users: ['postgres', 'nobody'] });
-      const setup = await run('psql', [
-        '-X',
-        '-h',
-        '127.0.0.1',
-        '-U',
-        'postgres',
-        '-d',
-        'test',
+      const setup = await directPsql([
         '-c',
         'drop table if exists gh_proxy_t; create table gh_proxy_t (id int primary key, v text)',
       ]);

@@ -42,6 +42,10 @@ export function run(
 export const through = (port: number, dbUser: string, database: string, dbName: string, extra = '') =>
   `host=127.0.0.1 port=${port} user=${dbUser}@${database} dbname=${dbName} sslmode=disable ${extra}`.trim();
 
+/** psql straight to the machine's PostgreSQL (no proxy) as postgres on database test: setup and checks. */
+export const directPsql = (args: string[]) =>
+  run('psql', ['-X', '-h', '127.0.0.1', '-U', 'postgres', '-d', 'test', ...args]);
+
 /** psql with the password in PGPASSWORD (never on the command line), -X: no ~/.psqlrc. */
 export const psql = (conninfo: string, password: string, args: string[], input?: string) =>
   run('psql', ['-X', '-v', 'ON_ERROR_STOP=1', conninfo, ...args], {
