@@ -134,3 +134,37 @@ test('close waits for a write queued while the last sync ran: committed, synced,
   assert.deepEqual([(await again.get('a'))?.value, (await again.get('b'))?.value], ['1', '2']);
   await again.close();
 });
+
+test('onCommitted runs when the write has committed, before its sync completes; a refused write never calls it', async () => {
+  const gate = gatedSync();
+  const backend = openSqliteBackend({ path: freshPath(), syncFile: gate.syncFile });
+  try {
+    const told: string[] = [];
+    let done = false;
+    const write = backend
+      .atomicWrite([{ key: 'k', is: 'absent' }], [{ type: 'put', key: 'k', value: '1' }], {
+        onCommitted: () => told.push('k committed'),
+      })
+      .then(() => {
+        done = true;
+      });
+    const refused = backend.atomicWrite(
+      [{ key: 'nothing-here', is: 'present' }],
+      [{ type: 'put', key: 'x', value: '1' }],
+      {
+        onCommitted: () => told.push('x committed'),
+      },
+    );
+    await sleep(30);
+    assert.deepEqual(told, ['k committed'], 'told at commit, the refused write never');
+    assert.equal(done, false, 'while the sync runs, the write is not acknowledged');
+    gate.release();
+    await write;
+    await assert.rejects(refused, /compare_failed/);
+    assert.equal(done, true);
+    assert.deepEqual(told, ['k committed'], 'told once');
+  } finally {
+    gate.release();
+    await backend.close();
+  }
+});

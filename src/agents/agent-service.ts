@@ -4,6 +4,7 @@
 // revoking and deleting go through the kill switch, which ends everything the agent holds at once.
 
 import type { AuditLog } from '../audit/audit-log.js';
+import { eventOnCommit } from '../audit/on-commit.js';
 import type { Covering } from '../auth/covering.js';
 import type { PolicyResolver } from '../auth/policy-resolver.js';
 import { actorOf, eventContext, type Principal, type RequestContext } from '../auth/principal.js';
@@ -245,17 +246,22 @@ export function createAgentService(deps: {
         updated_at: isoTime(now),
       };
       const index = indexOf(agent.name);
-      await translateConflicts(
-        () => state.insert(keys.agent(agent.id), agent, { indexKeys: [index.exact, index.folded] }),
-        nameConflicts(state, 'an agent', agent.name, index),
-      );
-      await audit.record({
+      const created = eventOnCommit(audit, {
         type: 'agent.created',
         actor: actorOf(ctx),
         target: { kind: 'agent', id: agent.id, name: agent.name },
         ...eventContext(ctx),
         data: { owner: owner.id, roles: agent.roles },
       });
+      await translateConflicts(
+        () =>
+          state.insert(keys.agent(agent.id), agent, {
+            indexKeys: [index.exact, index.folded],
+            onCommitted: created.onCommitted,
+          }),
+        nameConflicts(state, 'an agent', agent.name, index),
+      );
+      await created.done();
       return agent;
     },
 

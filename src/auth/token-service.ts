@@ -4,6 +4,7 @@
 // a user (token exchange); all of that is checked here, per request, against the cache.
 
 import type { AuditLog } from '../audit/audit-log.js';
+import { eventOnCommit } from '../audit/on-commit.js';
 import type { StateStore } from '../backend/state.js';
 import { BackendError, type Operation } from '../backend/types.js';
 import type { Clock } from '../lib/clock.js';
@@ -234,13 +235,14 @@ export function createTokenService(deps: {
         );
       const family = randomBytes(12).toString('base64url');
       const { ops, response } = tokenOps(key.principal, family, key.id, settings.accessTtlMs, scopeOfKey(key));
-      await state.write([{ key: keys.apiKey(key.id), is: 'present' }], ops);
-      await audit.record({
+      const issued = eventOnCommit(audit, {
         type: 'auth.token.issued',
         actor: { kind: key.principal.kind, id: key.principal.id, name: owner?.name },
         ...eventContext(ctx),
         data: { api_key_id: key.id, expires_in: response.expires_in },
       });
+      await state.write([{ key: keys.apiKey(key.id), is: 'present' }], ops, issued);
+      await issued.done();
       return response;
     },
 
@@ -339,20 +341,21 @@ export function createTokenService(deps: {
         value: JSON.stringify({ ...record, used_at: clock() }),
         expiresAt: record.expires_at + TOMBSTONE_MS,
       };
-      try {
-        // The revision check makes two racing refreshes of one token yield one winner.
-        await state.write([{ key: item.key, revision: item.revision }], [used, ...ops]);
-      } catch (error) {
-        if (error instanceof BackendError)
-          throw new GatehouseError('token_revoked', 'this refresh token was just used');
-        throw error;
-      }
-      await audit.record({
+      const refreshed = eventOnCommit(audit, {
         type: 'auth.token.refreshed',
         actor: { kind: record.principal.kind, id: record.principal.id, name: owner?.name },
         ...eventContext(ctx),
         data: { family: record.family },
       });
+      try {
+        // The revision check makes two racing refreshes of one token yield one winner.
+        await state.write([{ key: item.key, revision: item.revision }], [used, ...ops], refreshed);
+      } catch (error) {
+        if (error instanceof BackendError)
+          throw new GatehouseError('token_revoked', 'this refresh token was just used');
+        throw error;
+      }
+      await refreshed.done();
       return response;
     },
 

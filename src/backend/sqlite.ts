@@ -40,6 +40,8 @@ interface Row {
 
 type Job = {
   run: () => unknown;
+  /** Called when the job's transaction committed, before its WAL sync. */
+  committed?: () => void;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
 };
@@ -169,6 +171,14 @@ export function openSqliteBackend(opts: SqliteBackendOptions): Backend {
     }
     const events = pendingEvents;
     pendingEvents = [];
+    results.forEach((r, i) => {
+      if (!r.ok) return;
+      try {
+        jobs[i]?.committed?.();
+      } catch {
+        // the caller's hook; its own promise carries its failure
+      }
+    });
     // Later batches may commit before this one is synced: its watchers hear its own revision.
     const batchRevision = revision;
     const settle = (syncError?: Error): void => {
@@ -199,12 +209,12 @@ export function openSqliteBackend(opts: SqliteBackendOptions): Backend {
     }
   }
 
-  function enqueue<T>(run: () => T): Promise<T> {
+  function enqueue<T>(run: () => T, committed?: () => void): Promise<T> {
     if (closed) return Promise.reject(new Error('backend is closed'));
     const failure = syncFailure();
     if (failure) return Promise.reject(failure);
     return new Promise<T>((resolve, reject) => {
-      queue.push({ run, resolve: resolve as (v: unknown) => void, reject });
+      queue.push({ run, resolve: resolve as (v: unknown) => void, reject, ...(committed ? { committed } : {}) });
       if (!flushScheduled) {
         flushScheduled = true;
         setImmediate(runQueue);
@@ -287,7 +297,7 @@ export function openSqliteBackend(opts: SqliteBackendOptions): Backend {
         return keys.length;
       });
     },
-    atomicWrite(conditions: Condition[], operations: Operation[]) {
+    atomicWrite(conditions: Condition[], operations: Operation[], writeOpts = {}) {
       return enqueue(() => {
         for (const c of conditions) checkCondition(c);
         for (const op of operations) {
@@ -295,7 +305,7 @@ export function openSqliteBackend(opts: SqliteBackendOptions): Backend {
           else if (stmt.get.get(op.key)) deleteKey(op.key);
         }
         return revision;
-      });
+      }, writeOpts.onCommitted);
     },
     async watch(prefixes, listener): Promise<Watcher> {
       const at = now();

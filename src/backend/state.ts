@@ -7,7 +7,7 @@ export interface StateStore {
   get<T>(key: string): CachedItem<T> | undefined;
   list<T>(prefix: string): readonly CachedItem<T>[];
   /** Writes key (and its unique index keys) only if none exists yet. */
-  insert(key: string, value: unknown, opts?: { indexKeys?: string[]; expiresAt?: number }): Promise<void>;
+  insert(key: string, value: unknown, opts?: { indexKeys?: string[]; expiresAt?: number } & CommitHook): Promise<void>;
   /** Replaces key if it is still at revision; index keys are moved in the same write. */
   replace(
     key: string,
@@ -16,13 +16,29 @@ export interface StateStore {
     opts?: { addIndexKeys?: string[]; removeIndexKeys?: string[]; expiresAt?: number },
   ): Promise<void>;
   remove(key: string, opts?: { revision?: number; indexKeys?: string[] }): Promise<void>;
-  write(conditions: Condition[], operations: Operation[]): Promise<void>;
+  /** `onCommitted`: see Backend.atomicWrite; called once, before the write resolves, if it succeeds. */
+  write(conditions: Condition[], operations: Operation[], opts?: CommitHook): Promise<void>;
   readonly cache: StateCache;
 }
 
+export interface CommitHook {
+  onCommitted?: () => void;
+}
+
 export function createStateStore(backend: Backend, cache: StateCache): StateStore {
-  async function write(conditions: Condition[], operations: Operation[]): Promise<void> {
-    const revision = await backend.atomicWrite(conditions, operations);
+  async function write(conditions: Condition[], operations: Operation[], opts: CommitHook = {}): Promise<void> {
+    let told = false;
+    const committed = () => {
+      if (told) return;
+      told = true;
+      opts.onCommitted?.();
+    };
+    const revision = await backend.atomicWrite(
+      conditions,
+      operations,
+      opts.onCommitted ? { onCommitted: committed } : {},
+    );
+    committed();
     await cache.waitFor(revision);
   }
   const put = (key: string, value: unknown, expiresAt?: number): Operation =>
@@ -39,6 +55,7 @@ export function createStateStore(backend: Backend, cache: StateCache): StateStor
       return write(
         [key, ...indexKeys].map((k) => ({ key: k, is: 'absent' as const })),
         [put(key, value, opts.expiresAt), ...indexKeys.map((k) => put(k, { ref: key }, opts.expiresAt))],
+        opts,
       );
     },
     replace(key, revision, value, opts = {}) {

@@ -60,8 +60,13 @@ export interface Backend {
   /** Fails with not_found if the key is absent. */
   delete(key: string): Promise<void>;
   deleteRange(prefix: string): Promise<number>;
-  /** All conditions hold and every operation applies, or nothing does (compare_failed names the key). */
-  atomicWrite(conditions: Condition[], operations: Operation[]): Promise<number>;
+  /**
+   * All conditions hold and every operation applies, or nothing does (compare_failed names the key).
+   * `onCommitted` runs once the write is decided and committed but perhaps not yet durable (the
+   * embedded store syncs its WAL after): work that only needs the outcome can start while the sync
+   * runs. A backend whose commit is its sync may not call it; the state store then calls it itself.
+   */
+  atomicWrite(conditions: Condition[], operations: Operation[], opts?: { onCommitted?: () => void }): Promise<number>;
   /**
    * Snapshot, then change events in revision order with the backend revision they bring it to.
    * The listener may be called with no events: the backend moved on by writes outside the prefixes.
