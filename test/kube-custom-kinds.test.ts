@@ -5,49 +5,23 @@
 // only pods still lists clusterwidgets, and a group the cluster does not let list them is refused by
 // the cluster, not by Gatehouse.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { type FakeKube, startFakeKube } from './helpers/fake-kube-apiserver.js';
 import { kubectl } from './helpers/fake-kube-apiserver-kubectl.js';
-import { requestsTo, startTestServer, type TestServer, userWithRoles } from './helpers/gatehouse.js';
+import { startTestServer, type TestServer, userWithRoles } from './helpers/gatehouse.js';
+import { kubeClusterClient, SEE, type UserKubeconfig } from './helpers/kube-cluster.js';
 import { until } from './helpers/until.js';
 
 let gh: TestServer;
 let fake: FakeKube;
-let clusterId: string;
-const home = mkdtempSync(join(tmpdir(), 'kube-custom-'));
-const { admin, as } = requestsTo(() => gh);
-type Event = { success: boolean; actor: { name?: string }; data: Record<string, unknown> };
-const events = async (type: string): Promise<Event[]> =>
-  (await admin('GET', `/v1/events?type=${type}&per_page=100`)).json.events as Event[];
-const SEE = {
-  rules: [{ resources: ['resources'], verbs: ['list', 'read'] }],
-  resources: [{ kinds: ['kube_cluster'] }],
-};
-let cara: { kubeconfig: string; home: string };
-let devin: { kubeconfig: string; home: string };
-
-async function kubeconfigFor(token: string, name: string) {
-  const res = await as(token, 'GET', `/v1/resources/${clusterId}/kubeconfig`);
-  assert.equal(res.status, 200, res.text);
-  const dir = mkdtempSync(join(home, `${name}-`));
-  writeFileSync(join(dir, 'config'), res.text);
-  return { kubeconfig: join(dir, 'config'), home: dir };
-}
+const { admin, events, registerCluster, kubeconfigFor, removeHome } = kubeClusterClient(() => gh, 'kube-custom-');
+let cara: UserKubeconfig;
+let devin: UserKubeconfig;
 
 before(async () => {
   fake = await startFakeKube({ rbac: { ops: '*', devs: ['dev'] } });
   gh = await startTestServer();
-  const created = await admin('POST', '/v1/resources', {
-    kind: 'kube_cluster',
-    name: 'custom-cluster',
-    address: fake.url,
-    kube: { ca_pem: fake.caPem, token: fake.token },
-  });
-  assert.equal(created.status, 201, created.text);
-  clusterId = created.json.id;
+  await registerCluster(fake, 'custom-cluster');
   for (const role of [
     {
       name: 'dev-objects',
@@ -72,7 +46,7 @@ before(async () => {
 after(async () => {
   await gh?.stop();
   await fake?.close();
-  rmSync(home, { recursive: true, force: true });
+  removeHome();
 });
 
 describe('custom kinds', () => {

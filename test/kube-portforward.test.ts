@@ -7,15 +7,13 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { type AddressInfo, connect, createServer, type Server } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { connect as tlsConnect } from 'node:tls';
 import { type FakeKube, startFakeKube } from './helpers/fake-kube-apiserver.js';
 import { kubectl } from './helpers/fake-kube-apiserver-kubectl.js';
-import { requestsTo, startTestServer, type TestServer, userWithRoles } from './helpers/gatehouse.js';
+import { startTestServer, type TestServer, userWithRoles } from './helpers/gatehouse.js';
+import { kubeClusterClient, SEE } from './helpers/kube-cluster.js';
 import { until } from './helpers/until.js';
 
 let gh: TestServer;
@@ -23,23 +21,7 @@ let fake: FakeKube;
 let echo: Server;
 let echoPort: number;
 let clusterId: string;
-const home = mkdtempSync(join(tmpdir(), 'kube-pf-'));
-const { admin, as } = requestsTo(() => gh);
-type Event = { success: boolean; actor: { name?: string }; data: Record<string, unknown> };
-const events = async (type: string): Promise<Event[]> =>
-  (await admin('GET', `/v1/events?type=${type}&per_page=100`)).json.events as Event[];
-const SEE = {
-  rules: [{ resources: ['resources'], verbs: ['list', 'read'] }],
-  resources: [{ kinds: ['kube_cluster'] }],
-};
-
-async function kubeconfigFor(token: string, name: string) {
-  const res = await as(token, 'GET', `/v1/resources/${clusterId}/kubeconfig`);
-  assert.equal(res.status, 200, res.text);
-  const dir = mkdtempSync(join(home, `${name}-`));
-  writeFileSync(join(dir, 'config'), res.text);
-  return { kubeconfig: join(dir, 'config'), home: dir };
-}
+const { admin, as, events, registerCluster, kubeconfigFor, removeHome } = kubeClusterClient(() => gh, 'kube-pf-');
 
 /** Sends `payload` to 127.0.0.1:port and resolves with what came back once as many bytes did. */
 function roundTrip(port: number, payload: Buffer): Promise<Buffer> {
@@ -72,14 +54,7 @@ before(async () => {
     ],
   });
   gh = await startTestServer();
-  const created = await admin('POST', '/v1/resources', {
-    kind: 'kube_cluster',
-    name: 'pf-cluster',
-    address: fake.url,
-    kube: { ca_pem: fake.caPem, token: fake.token },
-  });
-  assert.equal(created.status, 201, created.text);
-  clusterId = created.json.id;
+  clusterId = await registerCluster(fake, 'pf-cluster');
   for (const role of [
     { name: 'kube-pf', allow: { ...SEE, kube_groups: ['ops'] }, options: { port_forwarding: true } },
     { name: 'kube-no-pf', allow: { ...SEE, kube_groups: ['ops'] } },
@@ -109,7 +84,7 @@ after(async () => {
   await gh?.stop();
   await fake?.close();
   echo?.close();
-  rmSync(home, { recursive: true, force: true });
+  removeHome();
 });
 
 describe('kubectl port-forward', () => {

@@ -4,16 +4,16 @@
 // impersonation it receives. What is asserted is what a user and an auditor see: kubectl's exit
 // codes and output, the identity the cluster saw, kube.request events, sessions and recordings.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { keys } from '../src/auth/records.js';
 import { createKubeCa } from '../src/proxy/kube/kube-ca.js';
 import { type FakeKube, startFakeKube } from './helpers/fake-kube-apiserver.js';
 import { kubectl } from './helpers/fake-kube-apiserver-kubectl.js';
-import { requestsTo, startTestServer, type TestServer, userWithRoles } from './helpers/gatehouse.js';
+import { startTestServer, type TestServer, userWithRoles } from './helpers/gatehouse.js';
+import { kubeClusterClient } from './helpers/kube-cluster.js';
 import { until } from './helpers/until.js';
 
 let gh: TestServer;
@@ -21,41 +21,12 @@ let fake: FakeKube;
 let clusterId: string;
 let alice: Awaited<ReturnType<typeof userWithRoles>>;
 let bob: Awaited<ReturnType<typeof userWithRoles>>;
-const home = mkdtempSync(join(tmpdir(), 'kube-test-'));
-const { admin, as } = requestsTo(() => gh);
-
-interface Event {
-  type: string;
-  success: boolean;
-  actor: { kind: string; name?: string };
-  target?: { kind: string; id?: string; name?: string };
-  session_id?: string;
-  data: Record<string, unknown>;
-}
-const events = async (type: string): Promise<Event[]> =>
-  (await admin('GET', `/v1/events?type=${type}&per_page=100`)).json.events as Event[];
-
-/** Writes the kubeconfig the API answers for `token` and returns kubectl's options for it. */
-async function kubeconfigFor(token: string, name: string) {
-  const res = await as(token, 'GET', `/v1/resources/${clusterId}/kubeconfig`);
-  assert.equal(res.status, 200, res.text);
-  const dir = mkdtempSync(join(home, `${name}-`));
-  writeFileSync(join(dir, 'config'), res.text);
-  return { kubeconfig: join(dir, 'config'), home: dir, yaml: res.text };
-}
+const { admin, as, events, registerCluster, kubeconfigFor, removeHome } = kubeClusterClient(() => gh, 'kube-test-');
 
 before(async () => {
   fake = await startFakeKube({ rbac: { 'dev-team': ['default', 'dev'] } });
   gh = await startTestServer();
-  const created = await admin('POST', '/v1/resources', {
-    kind: 'kube_cluster',
-    name: 'dev-cluster',
-    address: fake.url,
-    labels: { env: 'dev' },
-    kube: { ca_pem: fake.caPem, token: fake.token },
-  });
-  assert.equal(created.status, 201, created.text);
-  clusterId = created.json.id;
+  clusterId = await registerCluster(fake, 'dev-cluster', { labels: { env: 'dev' } });
   for (const [name, env] of [
     ['kube-dev', 'dev'],
     ['kube-prod', 'prod'],
@@ -77,7 +48,7 @@ before(async () => {
 after(async () => {
   await gh?.stop();
   await fake?.close();
-  rmSync(home, { recursive: true, force: true });
+  removeHome();
 });
 
 describe('kube_cluster resources', () => {
@@ -268,11 +239,7 @@ describe('upstream credential', () => {
     });
     assert.equal(created.status, 201, created.text);
     const id = created.json.id as string;
-    const res = await as(alice.token, 'GET', `/v1/resources/${id}/kubeconfig`);
-    assert.equal(res.status, 200, res.text);
-    const dir = mkdtempSync(join(home, 'rotating-'));
-    writeFileSync(join(dir, 'config'), res.text);
-    const kc = { kubeconfig: join(dir, 'config'), home: dir };
+    const kc = await kubeconfigFor(alice.token, 'rotating', id);
 
     const before = fake.seen.length;
     const foreign = await kubectl(['get', 'pods'], kc);

@@ -5,37 +5,24 @@
 // kubeconfigs bound to themselves; a delegated agent reaches only what the user reaches too;
 // suspending an agent ends its exec.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { type FakeKube, startFakeKube } from './helpers/fake-kube-apiserver.js';
 import { kubectl } from './helpers/fake-kube-apiserver-kubectl.js';
-import { api, requestsTo, startTestServer, type TestServer, userWithRoles } from './helpers/gatehouse.js';
+import { api, startTestServer, type TestServer, userWithRoles } from './helpers/gatehouse.js';
+import { kubeClusterClient, SEE } from './helpers/kube-cluster.js';
 import { until } from './helpers/until.js';
 
 const EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
 let gh: TestServer;
 let fake: FakeKube;
 let clusterId: string;
-const home = mkdtempSync(join(tmpdir(), 'kube-rbac-'));
-const { admin, as } = requestsTo(() => gh);
-type Event = { type: string; success: boolean; actor: { kind: string; name?: string }; data: Record<string, unknown> };
-const events = async (type: string): Promise<Event[]> =>
-  (await admin('GET', `/v1/events?type=${type}&per_page=100`)).json.events as Event[];
+const { admin, as, home, events, registerCluster, kubeconfigFor, removeHome } = kubeClusterClient(
+  () => gh,
+  'kube-rbac-',
+);
 
-async function kubeconfigFor(token: string, name: string) {
-  const res = await as(token, 'GET', `/v1/resources/${clusterId}/kubeconfig`);
-  assert.equal(res.status, 200, res.text);
-  const dir = mkdtempSync(join(home, `${name}-`));
-  writeFileSync(join(dir, 'config'), res.text);
-  return { kubeconfig: join(dir, 'config'), home: dir };
-}
-
-const SEE = {
-  rules: [{ resources: ['resources'], verbs: ['list', 'read'] }],
-  resources: [{ kinds: ['kube_cluster'] }],
-};
 /** Pods named api-* in dev, every pod in default except secret-*; the group `ops` reaches all namespaces. */
 const PODS_DEV = {
   name: 'pods-dev',
@@ -71,14 +58,7 @@ before(async () => {
     ],
   });
   gh = await startTestServer();
-  const created = await admin('POST', '/v1/resources', {
-    kind: 'kube_cluster',
-    name: 'rbac-cluster',
-    address: fake.url,
-    kube: { ca_pem: fake.caPem, token: fake.token },
-  });
-  assert.equal(created.status, 201, created.text);
-  clusterId = created.json.id;
+  clusterId = await registerCluster(fake, 'rbac-cluster');
   for (const role of [
     PODS_DEV,
     { name: 'kube-all', allow: { ...SEE, kube_groups: ['ops'] } },
@@ -95,7 +75,7 @@ before(async () => {
 after(async () => {
   await gh?.stop();
   await fake?.close();
-  rmSync(home, { recursive: true, force: true });
+  removeHome();
 });
 
 describe('kube_resources', () => {

@@ -4,25 +4,23 @@
 // checked as the user sees it (kubectl's output and exit code) and as the auditor does (events,
 // sessions, recordings).
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type FakeKube, startFakeKube } from './helpers/fake-kube-apiserver.js';
 import { kubectl, kubectlTty } from './helpers/fake-kube-apiserver-kubectl.js';
-import { requestsTo, startTestServer, type TestServer, userWithRoles } from './helpers/gatehouse.js';
+import { startTestServer, type TestServer, userWithRoles } from './helpers/gatehouse.js';
+import { kubeClusterClient, SEE, type UserKubeconfig } from './helpers/kube-cluster.js';
 import { until } from './helpers/until.js';
 
 let gh: TestServer;
 let fake: FakeKube;
-let clusterId: string;
-let kc: { kubeconfig: string; home: string };
-const home = mkdtempSync(join(tmpdir(), 'kube-streams-'));
-const { admin, as } = requestsTo(() => gh);
-type Event = { success: boolean; actor: { name?: string }; data: Record<string, unknown> };
-const events = async (type: string): Promise<Event[]> =>
-  (await admin('GET', `/v1/events?type=${type}&per_page=100`)).json.events as Event[];
+let kc: UserKubeconfig;
+const { admin, home, events, registerCluster, kubeconfigFor, removeHome } = kubeClusterClient(
+  () => gh,
+  'kube-streams-',
+);
 type Session = { id: string; status: string; command: string; exit_code?: number };
 const sessionOf = (command: string) =>
   until(`the ended session of ${command}`, async () => {
@@ -52,19 +50,11 @@ before(async () => {
     ],
   });
   gh = await startTestServer();
-  const created = await admin('POST', '/v1/resources', {
-    kind: 'kube_cluster',
-    name: 'stream-cluster',
-    address: fake.url,
-    kube: { ca_pem: fake.caPem, token: fake.token },
-  });
-  assert.equal(created.status, 201, created.text);
-  clusterId = created.json.id;
+  await registerCluster(fake, 'stream-cluster');
   const role = await admin('POST', '/v1/roles', {
     name: 'kube-streams',
     allow: {
-      rules: [{ resources: ['resources'], verbs: ['list', 'read'] }],
-      resources: [{ kinds: ['kube_cluster'] }],
+      ...SEE,
       kube_groups: ['ops'],
       kube_resources: [{ kind: 'pods', namespace: 'default', verbs: ['*'] }],
     },
@@ -72,16 +62,13 @@ before(async () => {
   });
   assert.equal(role.status, 201, role.text);
   const sam = await userWithRoles(gh, 'sam', ['kube-streams']);
-  const res = await as(sam.token, 'GET', `/v1/resources/${clusterId}/kubeconfig`);
-  assert.equal(res.status, 200, res.text);
-  writeFileSync(join(home, 'config'), res.text);
-  kc = { kubeconfig: join(home, 'config'), home };
+  kc = await kubeconfigFor(sam.token, 'sam');
 });
 
 after(async () => {
   await gh?.stop();
   await fake?.close();
-  rmSync(home, { recursive: true, force: true });
+  removeHome();
 });
 
 describe('watch and logs', () => {

@@ -2,6 +2,8 @@
 // group version's resource list, which says each kind's scope) and read-only objects of a namespaced
 // kind (widgets) and a cluster-scoped one (clusterwidgets), under the same RBAC as the core kinds.
 
+import { status } from './fake-kube-apiserver-objects.js';
+
 export const CUSTOM_GROUP = 'example.gatehouse.dev';
 const GROUP_VERSION = `${CUSTOM_GROUP}/v1`;
 
@@ -45,16 +47,6 @@ const KINDS: Record<string, string> = { widgets: 'Widget', clusterwidgets: 'Clus
 const PATH = new RegExp(
   `^/apis/${CUSTOM_GROUP.replaceAll('.', '\\.')}/v1/(?:namespaces/([^/]+)/)?(widgets|clusterwidgets)(?:/([^/]+))?$`,
 );
-
-const status = (code: number, reason: string, message: string) => ({
-  kind: 'Status',
-  apiVersion: 'v1',
-  metadata: {},
-  status: 'Failure',
-  message,
-  reason,
-  code,
-});
 
 /**
  * Answers a GET of the custom kinds (undefined: not one of theirs). `mayUse` is the fake's RBAC:

@@ -1,3 +1,5 @@
+// A fake Kubernetes API server for the proxy tests: TLS, a service-account token, impersonation and a
+// namespace RBAC by group, pods with watch, logs, exec, cp and port-forward, as kubectl meets them.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -6,6 +8,7 @@ import { createWebSocketStream, WebSocketServer } from 'ws';
 import { createKubeCa, issueServerCertificate } from '../../src/proxy/kube/kube-ca.js';
 import { answerCustom, CUSTOM_GROUP, CUSTOM_GROUP_LIST, CUSTOM_RESOURCES } from './fake-kube-apiserver-custom.js';
 import { runFakeExec } from './fake-kube-apiserver-exec.js';
+import { CORE_RESOURCES, forbidden, now, type Pod, podJson, status, table } from './fake-kube-apiserver-objects.js';
 import {
   type ForwardedConnection,
   PORT_FORWARD_PROTOCOL,
@@ -45,74 +48,8 @@ export interface FakeKube {
   close(): Promise<void>;
 }
 
-interface Pod {
-  name: string;
-  namespace: string;
-  created: string;
-}
-
 /** Group → namespaces it may use ('*' all). system:masters may do everything, as in a real cluster. */
 export type FakeRbac = Record<string, string[] | '*'>;
-
-const now = () => new Date().toISOString().replace(/\.\d+Z$/, 'Z');
-
-function podJson(p: Pod) {
-  return {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: {
-      name: p.name,
-      namespace: p.namespace,
-      uid: `uid-${p.namespace}-${p.name}`,
-      resourceVersion: '1',
-      creationTimestamp: p.created,
-    },
-    spec: { containers: [{ name: 'main', image: 'busybox:1.36' }] },
-    status: { phase: 'Running', podIP: '10.0.0.7' },
-  };
-}
-
-function table(pods: Pod[]) {
-  return {
-    kind: 'Table',
-    apiVersion: 'meta.k8s.io/v1',
-    metadata: { resourceVersion: '1' },
-    columnDefinitions: [
-      { name: 'Name', type: 'string', format: 'name', description: 'Name', priority: 0 },
-      { name: 'Status', type: 'string', format: '', description: 'Status', priority: 0 },
-    ],
-    rows: pods.map((p) => ({
-      cells: [p.name, 'Running'],
-      object: { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: podJson(p).metadata },
-    })),
-  };
-}
-
-const RESOURCES = {
-  kind: 'APIResourceList',
-  groupVersion: 'v1',
-  resources: [
-    {
-      name: 'namespaces',
-      singularName: 'namespace',
-      namespaced: false,
-      kind: 'Namespace',
-      verbs: ['get', 'list', 'watch'],
-      shortNames: ['ns'],
-    },
-    {
-      name: 'pods',
-      singularName: 'pod',
-      namespaced: true,
-      kind: 'Pod',
-      verbs: ['create', 'delete', 'get', 'list', 'watch'],
-      shortNames: ['po'],
-    },
-    { name: 'pods/exec', singularName: '', namespaced: true, kind: 'PodExecOptions', verbs: ['create', 'get'] },
-    { name: 'pods/attach', singularName: '', namespaced: true, kind: 'PodAttachOptions', verbs: ['create', 'get'] },
-    { name: 'pods/log', singularName: '', namespaced: true, kind: 'Pod', verbs: ['get'] },
-  ],
-};
 
 export async function startFakeKube(
   opts: { rbac?: FakeRbac; namespaces?: string[]; pods?: Array<[string, string]> } = {},
@@ -142,17 +79,6 @@ export async function startFakeKube(
     res.writeHead(code, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
     res.end(text);
   }
-  const status = (code: number, reason: string, message: string, details?: unknown) => ({
-    kind: 'Status',
-    apiVersion: 'v1',
-    metadata: {},
-    status: 'Failure',
-    message,
-    reason,
-    code,
-    ...(details ? { details } : {}),
-  });
-
   /** Authentication and impersonation, as the apiserver's filters do them; undefined after a 401/403 was sent. */
   function identify(
     req: IncomingMessage,
@@ -191,16 +117,6 @@ export async function startFakeKube(
       return rule === '*' || (rule !== undefined && namespace !== undefined && rule.includes(namespace));
     });
 
-  function forbidden(user: string, verb: string, resource: string, namespace?: string) {
-    const where = namespace ? ` in the namespace "${namespace}"` : ' at the cluster scope';
-    return status(
-      403,
-      'Forbidden',
-      `${resource} is forbidden: User "${user}" cannot ${verb} resource "${resource}" in API group ""${where}`,
-      { kind: resource },
-    );
-  }
-
   function onRequest(req: IncomingMessage, res: ServerResponse) {
     const url = new URL(req.url ?? '/', 'https://fake');
     const who = identify(req);
@@ -218,7 +134,7 @@ export async function startFakeKube(
     if (path === `/apis/${CUSTOM_GROUP}/v1`) return send(res, 200, CUSTOM_RESOURCES);
     const custom = answerCustom(path, req.headers.accept ?? '', who.user, (ns) => mayUse(who.groups, ns));
     if (custom) return send(res, custom.code, custom.body);
-    if (path === '/api/v1') return send(res, 200, RESOURCES);
+    if (path === '/api/v1') return send(res, 200, CORE_RESOURCES);
     if (path === '/api/v1/namespaces') {
       if (!mayUse(who.groups, '*') && !who.groups.some((g) => rbac[g] === '*'))
         return send(res, 403, forbidden(who.user, 'list', 'namespaces'));
