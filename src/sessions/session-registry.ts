@@ -5,6 +5,7 @@
 // The session bus (src/cluster/session-bus.ts) knows which instance holds which session and lets a
 // caller ask for, and wait for, the holder's confirmation that a session ended.
 import type { AuditLog } from '../audit/audit-log.js';
+import { eventOnCommit } from '../audit/on-commit.js';
 import { actorOfPrincipal, type Principal, type PrincipalName } from '../auth/principal.js';
 import { keys, prefixes } from '../auth/records.js';
 import type { StateStore } from '../backend/state.js';
@@ -130,24 +131,26 @@ export function createSessionRegistry(deps: { state: StateStore; audit: AuditLog
     };
     live.set(record.id, session(record.id));
     bus.held(record.id);
+    // The start event is appended once the record is committed, while the state store syncs it.
+    const started = eventOnCommit(audit, {
+      type: record.kind === 'db' ? 'db.session.start' : 'session.start',
+      actor: actorOf(record),
+      target: record.resource,
+      session_id: record.id,
+      remote_addr: record.remote_addr,
+      data:
+        record.kind === 'db'
+          ? { db_user: record.login, db_name: record.db_name, ...eventData }
+          : {
+              login: record.login,
+              type: record.type,
+              ...(record.command === undefined ? {} : { command: record.command }),
+              ...eventData,
+            },
+    });
     try {
-      await state.insert(keys.session(record.id), record);
-      await audit.record({
-        type: record.kind === 'db' ? 'db.session.start' : 'session.start',
-        actor: actorOf(record),
-        target: record.resource,
-        session_id: record.id,
-        remote_addr: record.remote_addr,
-        data:
-          record.kind === 'db'
-            ? { db_user: record.login, db_name: record.db_name, ...eventData }
-            : {
-                login: record.login,
-                type: record.type,
-                ...(record.command === undefined ? {} : { command: record.command }),
-                ...eventData,
-              },
-      });
+      await state.insert(keys.session(record.id), record, started);
+      await started.done();
     } catch (error) {
       live.delete(record.id);
       bus.released(record.id);
