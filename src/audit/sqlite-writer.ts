@@ -100,8 +100,14 @@ export function openWriter(path: string, synchronous: 'FULL' | 'NORMAL') {
     queue = [];
     idle?.();
   };
+  let closing = false;
+  // Known from the start, so that close() never waits for an exit that already happened (a thread
+  // that failed earlier): the process would have nothing left to wait on.
+  const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
   worker.on('error', (error) => fail(new Error(`the audit writer thread failed: ${error.message}`)));
-  worker.on('exit', () => fail(new Error('the audit writer thread stopped')));
+  worker.on('exit', () => {
+    if (!closing) fail(new Error('the audit writer thread stopped'));
+  });
   worker.on('message', (answer: WriteAnswer) => {
     const done = inFlight ?? [];
     inFlight = undefined;
@@ -155,8 +161,7 @@ export function openWriter(path: string, synchronous: 'FULL' | 'NORMAL') {
           send();
         });
       }
-      worker.removeAllListeners('exit');
-      const exited = new Promise((resolve) => worker.once('exit', resolve));
+      closing = true;
       worker.ref();
       worker.postMessage('close');
       await exited;
