@@ -256,6 +256,13 @@ describe('a port-forward is a live session', () => {
         [live.kind, live.type, live.recording.status, live.login, live.resource.name, live.command],
         ['kube', 'port_forward', 'none', 'pat-session', 'pf-cluster', 'default/web-1: port-forward'],
       );
+      // The type filter finds it, and another type does not (its control).
+      const byType = async (type: string) =>
+        (await admin('GET', `/v1/sessions?status=active&type=${type}&per_page=100`)).json.sessions.map(
+          (x: { id: string }) => x.id,
+        );
+      assert.ok((await byType('port_forward')).includes(live.id));
+      assert.ok(!(await byType('exec')).includes(live.id));
       const ended = await admin('DELETE', `/v1/sessions/${live.id}`);
       assert.equal(ended.status, 200, ended.text);
       // The tunnel is gone: kubectl can no longer reach the pod's port through it.
