@@ -303,12 +303,21 @@ describe('signing key rotation', () => {
     });
 
   test('the next key is published ahead; old tokens stay verifiable until they expire; then the old key goes', async () => {
+    // Keys live by 30-minute generations of the wall clock: the steps below hold from a minute into
+    // one. Started where the wall clock happened to be, the last step failed when the test began in a
+    // generation's last minute (the second key's last token, plus skew, had then expired).
+    const rotation = 30 * 60_000;
+    const start = rotation - (Date.now() % rotation) + 60_000;
+    const at = (minutes: number) => {
+      rotating.clockOffset.ms = start + minutes * 60_000;
+    };
+    at(0);
     const first = await issueJwt();
     const published = await jwksAt();
     assert.equal(published.length, 2, 'the signing key and the next one');
     assert.equal(published[1], first.kid);
 
-    rotating.clockOffset.ms = 30 * 60_000; // the next generation
+    at(30); // the next generation
     const second = await issueJwt();
     assert.notEqual(second.kid, first.kid, 'a new key signs');
     assert.equal(second.kid, published[0], 'the one published a generation ahead');
@@ -317,11 +326,11 @@ describe('signing key rotation', () => {
     assert.equal((await verify(first.jwt)).payload.aud, 'svc', 'the old token still verifies');
     assert.equal((await verify(second.jwt)).payload.aud, 'svc');
 
-    rotating.clockOffset.ms = 61 * 60_000; // the first token has expired; its key may still be listed
+    at(61); // the first token has expired; its key may still be listed
     await assert.rejects(verify(first.jwt), joseErrors.JWTExpired);
     assert.ok((await jwksAt()).includes(second.kid));
 
-    rotating.clockOffset.ms = 96 * 60_000; // past the first key's last possible token (+ skew)
+    at(96); // past the first key's last possible token (+ skew)
     const later = await jwksAt();
     assert.ok(!later.includes(first.kid), 'the retired key is no longer published');
     assert.ok(later.includes(second.kid), 'the second key still covers its tokens');
