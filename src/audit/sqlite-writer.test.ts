@@ -2,10 +2,12 @@
 // and close() returns instead of waiting for an exit that already happened (the process then had
 // nothing left to wait on, and a test runner saw its promises left pending).
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { openWriter } from './sqlite-writer.js';
 
 test('a writer whose thread failed at start refuses appends and still closes', async () => {
@@ -31,5 +33,20 @@ test('a writer whose thread failed at start refuses appends and still closes', a
     assert.equal(closed, 'closed');
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('close() with an append still on its way returns once it committed, every time (no emptied event loop)', async () => {
+  // Before the fix the event loop emptied inside close() about one run in three: the thread's ref
+  // did not hold the process until the thread's exit, and the process ended early, with code 0.
+  const script = fileURLToPath(new URL('../../test/fixtures/audit-close-race.ts', import.meta.url));
+  const run = () =>
+    new Promise<string>((resolve) => {
+      execFile(process.execPath, ['--import', 'tsx', script], { timeout: 30_000 }, (_error, _stdout, stderr) =>
+        resolve(stderr.trim().split('\n').pop() ?? ''),
+      );
+    });
+  for (let round = 0; round < 4; round++) {
+    assert.deepEqual(await Promise.all([run(), run()]), ['OK', 'OK'], `round ${round}`);
   }
 });

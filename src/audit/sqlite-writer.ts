@@ -78,6 +78,9 @@ parentPort.on('message', (message) => {
 });
 `;
 
+/** How long close() waits for the writer thread to exit after its last commit, before ending it. */
+const CLOSE_GRACE_MS = 5000;
+
 /**
  * Appends go to the writer thread (sqlite-writer.ts). Group commit: while one transaction is on its
  * way, appends gather, and all of them go in the next one — one fsync however many requests wrote.
@@ -164,7 +167,18 @@ export function openWriter(path: string, synchronous: 'FULL' | 'NORMAL') {
       closing = true;
       worker.ref();
       worker.postMessage('close');
-      await exited;
+      // The worker's own ref did not always keep the process alive until its 'exit' (the event loop
+      // emptied with close() pending, ~1 run in 3 under load: CI's audit-sqlite cancellations). A
+      // timer holds the loop while the thread winds down; one that has not exited in 5 s is ended.
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<'late'>((resolve) => {
+        timer = setTimeout(() => resolve('late'), CLOSE_GRACE_MS);
+      });
+      try {
+        if ((await Promise.race([exited, late])) === 'late') await worker.terminate();
+      } finally {
+        clearTimeout(timer);
+      }
     },
   };
 }
