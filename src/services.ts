@@ -46,6 +46,8 @@ import { createWebhookService, type WebhookService } from './webhooks/webhook-se
 export interface Services extends AgentServices, AgentBasics {
   state: StateStore;
   audit: AuditLog;
+  /** The store the audit log appends to (the webhook dispatcher tails it). */
+  auditStore: AuditStore;
   /** "Nobody grants what they do not hold": every granting path asks it. */
   covering: Covering;
   /** What a token, SSH key or ticket acts as: one pipeline for every door. */
@@ -219,6 +221,7 @@ export async function createServices(deps: {
     ...agentServices,
     webhooks,
     webhookDispatcher,
+    auditStore,
     auditRead: createAuditReadService({ audit }),
     sessionRegistry,
     sessions,

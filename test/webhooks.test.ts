@@ -612,3 +612,41 @@ test('crash safety: deliveries survive restarts, whether not yet read or pending
     await r.close();
   }
 });
+
+test('with no webhook the dispatcher moves past events without reading them; a webhook created later gets what follows', async () => {
+  const r = await startReceiver();
+  const s = await startTestServer(FAST);
+  try {
+    const store = s.gatehouse.services.auditStore;
+    const position = () => s.gatehouse.services.state.get<{ position: string }>('webhooks/dispatch/position');
+    await waitFor('the first read', position);
+    let reads = 0;
+    const tail = store.tail.bind(store);
+    store.tail = (...args: Parameters<typeof tail>) => {
+      reads++;
+      return tail(...args);
+    };
+    for (let i = 0; i < 5; i++) {
+      const res = await api(s.url, 'POST', '/v1/users', { token: s.adminToken, body: { name: `unread-${i}` } });
+      assert.equal(res.status, 201);
+    }
+    const head = await store.head?.();
+    assert.ok(head, 'the store names its head');
+    await waitFor('the position at the head', () => position()?.value.position === head);
+    assert.equal(reads, 0, 'no event was read while no webhook was active');
+
+    // Positive control: with a webhook, events are read and delivered — only those after it.
+    const hook = await createWebhook(s, { name: 'later', url: `${r.base}/later`, event_types: ['user.created'] });
+    assert.equal(hook.status, 201);
+    const res = await api(s.url, 'POST', '/v1/users', { token: s.adminToken, body: { name: 'read-1' } });
+    assert.equal(res.status, 201);
+    await waitFor('the delivery', () => r.at('/later').length >= 1);
+    assert.ok(reads > 0);
+    await sleep(200);
+    const sent = r.at('/later').map((h) => JSON.parse(h.body).data?.target?.id);
+    assert.deepEqual(sent, [res.json.id], 'only the event after the webhook was sent');
+  } finally {
+    await s.stop();
+    await r.close();
+  }
+});

@@ -396,6 +396,11 @@ export function openSqliteAuditStore(opts: {
       };
     },
 
+    async head() {
+      const row = statement('SELECT max(seq) AS seq FROM events').get() as { seq: number | null };
+      return row.seq === null ? undefined : encodePosition(row.seq);
+    },
+
     async deleteBefore(timeMs, batchSize) {
       checkDeleteBefore(timeMs, batchSize);
       return statement(

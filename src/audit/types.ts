@@ -84,6 +84,11 @@ export interface AuditStore {
    * once, like the webhook dispatcher; position undefined means from the beginning.
    */
   tail(position: string | undefined, limit: number): Promise<{ events: AuditEvent[]; position: string | undefined }>;
+  /**
+   * The tail position after the last event committed so far (undefined: none yet), read without
+   * reading events: for a consumer with nothing to do with them (the dispatcher with no webhook).
+   */
+  head?(): Promise<string | undefined>;
   /** Deletes up to batchSize of the oldest events older than timeMs; returns how many. */
   deleteBefore(timeMs: number, batchSize: number): Promise<number>;
   /**
