@@ -149,17 +149,32 @@ describe('DELETE /v1/auth/revoke', () => {
 });
 
 describe('expiry and malformed tokens', () => {
-  test('an expired token is 401 token_expired', async () => {
-    const pair = (await login()).json;
+  const users = (token: string) => api(server.url, 'GET', '/v1/users', { token });
+  /** GET /v1/users with the token an hour and a second later, then the clock put back. */
+  async function anHourLater(token: string) {
     server.clockOffset.ms = 3601_000;
     try {
-      const res = await api(server.url, 'GET', '/v1/users', { token: pair.access_token });
-      assert.equal(res.status, 401);
-      assert.equal(res.json.code, 'token_expired');
+      return await users(token);
     } finally {
       server.clockOffset.ms = 0;
     }
-    assert.equal((await api(server.url, 'GET', '/v1/users', { token: pair.access_token })).status, 200);
+  }
+
+  test('an expired token is 401 token_expired', async () => {
+    const pair = (await login()).json;
+    const res = await anHourLater(pair.access_token);
+    assert.equal(res.status, 401);
+    assert.equal(res.json.code, 'token_expired');
+    assert.equal((await users(pair.access_token)).status, 200);
+  });
+
+  test('a token answered from the resolution memo still expires on time', async () => {
+    const pair = (await login()).json;
+    // Two uses with no write between: the second is the memo's answer.
+    for (let i = 0; i < 2; i++) assert.equal((await users(pair.access_token)).status, 200);
+    const res = await anHourLater(pair.access_token);
+    assert.equal(res.status, 401);
+    assert.equal(res.json.code, 'token_expired');
   });
 
   for (const [label, header] of [

@@ -197,10 +197,38 @@ export function createTokenService(deps: {
     return new GatehouseError('token_revoked', 'the access token was revoked');
   }
 
+  // What each token resolved to, valid while the state is at the revision it was resolved at: the
+  // token record, its principal, roles and policies are all state, and any write moves the revision,
+  // so a revocation or a role change is seen by the next request. Time is the one input that moves
+  // without a write: expiry is checked on every hit, and delegated tokens (a grant may lapse by time)
+  // are resolved anew each time. Resolving cost ~5 µs of a read request's ~100 (perf, GET /v1/agents).
+  const resolved = new Map<string, ResolvedToken>();
+  let resolvedAt = -1;
+  const RESOLVED_MAX = 10_000;
+
   /** Resolves a bearer access token, or throws the precise 401. */
   function resolve(token: string): ResolvedToken {
     if (!hasSecretShape('accessToken', token)) throw new GatehouseError('invalid_token', 'malformed access token');
     const id = tokenId(token);
+    const revision = state.cache.revision;
+    if (revision !== resolvedAt) {
+      resolved.clear();
+      resolvedAt = revision;
+    }
+    const hit = resolved.get(id);
+    if (hit) {
+      if (hit.record.expires_at <= clock()) throw new GatehouseError('token_expired', 'the access token has expired');
+      return hit;
+    }
+    const answer = resolveAnew(id);
+    if (answer.record.on_behalf_of === undefined) {
+      if (resolved.size >= RESOLVED_MAX) resolved.clear();
+      resolved.set(id, answer);
+    }
+    return answer;
+  }
+
+  function resolveAnew(id: string): ResolvedToken {
     const record = state.get<TokenRecord>(keys.token(id))?.value;
     if (record?.kind !== 'access') throw new GatehouseError('invalid_token', 'unknown access token');
     if (record.revoked_at !== undefined) throw revokedError(record);
@@ -212,7 +240,8 @@ export function createTokenService(deps: {
       ...(record.on_behalf_of ? { on_behalf_of: record.on_behalf_of } : {}),
     };
     const principal = deps.pipeline.resolve(record.principal, scope, { id, family: record.family });
-    return { id, record, principal: { ...principal, method: 'token' } };
+    // Frozen: one answer serves many requests, so none may change it for the others.
+    return Object.freeze({ id, record, principal: Object.freeze({ ...principal, method: 'token' as const }) });
   }
 
   return {

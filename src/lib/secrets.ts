@@ -7,7 +7,7 @@
 // B-tree, and each row cost a whole dirty page in the SQLite WAL (49 µs of CPU per row at 100k rows,
 // 6 µs in key order: README, "Hot paths"). Tokens issued before this carry no time and keep the
 // hash as their id.
-import { createHash } from 'node:crypto';
+import * as crypto from 'node:crypto';
 import { randomBytes } from './random.js';
 
 export const SECRET_PREFIXES = {
@@ -53,9 +53,13 @@ export function hasSecretShape(kind: SecretKind, value: string): boolean {
   return SHAPES[kind].test(value);
 }
 
-export function hashSecret(value: string): string {
-  return createHash('sha256').update(value).digest('hex');
-}
+// crypto.hash (Node 20.12+, 21.7+) skips the Hash object: 0.3 µs against 1.0 µs here, and every
+// request hashes its bearer token, every login three secrets. Older Node 20 keeps the long way.
+const oneShot = (crypto as { hash?: typeof crypto.hash }).hash;
+
+export const hashSecret: (value: string) => string = oneShot
+  ? (value) => oneShot('sha256', value, 'hex')
+  : (value) => crypto.createHash('sha256').update(value).digest('hex');
 
 /** A short, non-secret label for a secret, shown in listings so people can tell keys apart. */
 export function secretHint(value: string): string {
