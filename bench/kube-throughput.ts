@@ -2,8 +2,8 @@
 // (test/helpers/fake-kube-apiserver.ts; no real one can run here): (1) GET /api/v1/namespaces/
 // default/pods, autocannon with 16 keep-alive connections for 5 s, straight to the fake vs through
 // Gatehouse (token check, RBAC, impersonation, kube.request event), and through a minimal forwarder
-// (bench/kube-minimal-proxy.ts: TLS in, TLS out, nothing else) as the ceiling of any TLS-terminating
-// proxy on this machine; (2) 64 MiB through real
+// (bench/kube-minimal-proxy.ts: TLS in, TLS out, nothing else) and haproxy doing the same
+// (bench/kube-haproxy.ts) as the ceilings of a TLS-terminating proxy on Node and of one in C; (2) 64 MiB through real
 // `kubectl exec -i … cat` straight vs through Gatehouse (recorded). The fake, Gatehouse and the load
 // generator are three processes (one event loop each, as in a deployment). Medians of 3 rounds.
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
@@ -14,6 +14,7 @@ import { stringify } from 'yaml';
 import { kubectlBinary } from '../test/helpers/fake-kube-apiserver-kubectl.js';
 import { api, startTestServer, userWithRoles } from '../test/helpers/gatehouse.js';
 import { READY_PREFIX } from './child-protocol.js';
+import { type HaproxyForwarder, startHaproxyForwarder } from './kube-haproxy.js';
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 
@@ -101,6 +102,7 @@ function execMiBps(kubeconfig: string, home: string, mib: number): Promise<numbe
 
 const fake = await startChild<{ token: string }>('kube-fake-server.ts');
 let minimal: ChildReady | undefined;
+let haproxy: HaproxyForwarder | undefined;
 const gh = await startTestServer({ 'recordings.session_max_bytes': 256 * 1024 * 1024 });
 try {
   const cluster = await api(gh.url, 'POST', '/v1/resources', {
@@ -130,16 +132,22 @@ try {
   const minimalDir = join(gh.dataDir, 'minimal-proxy');
   mkdirSync(minimalDir);
   minimal = await startChild('kube-minimal-proxy.ts', [fake.url, fakeCaFile, fake.token, minimalDir]);
+  const haproxyDir = join(gh.dataDir, 'haproxy');
+  mkdirSync(haproxyDir);
+  haproxy = await startHaproxyForwarder(fake.url, fakeCaFile, fake.token, haproxyDir);
+  if (!haproxy) console.log('haproxy is not installed: no native forwarder in this run (apt-get install haproxy)');
   const caFile = join(gh.dataDir, 'bench-cas.pem');
-  writeFileSync(caFile, `${fake.caPem}\n${proxyCa}\n${minimal.caPem}\n`);
+  writeFileSync(caFile, `${fake.caPem}\n${proxyCa}\n${minimal.caPem}\n${haproxy?.caPem ?? ''}\n`);
   const direct: number[] = [];
   const viaMinimal: number[] = [];
+  const viaHaproxy: number[] = [];
   const proxied: number[] = [];
   for (let round = 0; round < 3; round++) {
     // Straight to the fake with what the proxy would send: its token and the impersonation.
     const asUser = { 'impersonate-user': 'bencher', 'impersonate-group': 'bench' };
     direct.push(await requestsPerSecond(fake.url + path, { authorization: `Bearer ${fake.token}`, ...asUser }, caFile));
     viaMinimal.push(await requestsPerSecond(minimal.url + path, {}, caFile));
+    if (haproxy) viaHaproxy.push(await requestsPerSecond(haproxy.url + path, {}, caFile));
     // BENCH_KUBE_PROFILE=<file>: a CPU profile of Gatehouse (this process) while it serves the load.
     const profiler = process.env.BENCH_KUBE_PROFILE ? new Session() : undefined;
     profiler?.connect();
@@ -157,6 +165,11 @@ try {
   console.log(
     `GET pods via a minimal forwarder: median ${median(viaMinimal).toFixed(0)} req/s  (${viaMinimal.map((x) => x.toFixed(0)).join(', ')})`,
   );
+  if (haproxy) {
+    console.log(
+      `GET pods via haproxy (${haproxy.threads} thread${haproxy.threads === 1 ? '' : 's'}): median ${median(viaHaproxy).toFixed(0)} req/s  (${viaHaproxy.map((x) => x.toFixed(0)).join(', ')})`,
+    );
+  }
   console.log(
     `GET pods proxied: median ${median(proxied).toFixed(0)} req/s  (${proxied.map((x) => x.toFixed(0)).join(', ')})`,
   );
@@ -164,11 +177,17 @@ try {
   console.log(
     `ratio minimal forwarder/direct: ${(median(viaMinimal) / median(direct)).toFixed(2)}; Gatehouse/minimal forwarder: ${(median(proxied) / median(viaMinimal)).toFixed(2)}`,
   );
+  if (haproxy) {
+    console.log(
+      `ratio haproxy/direct: ${(median(viaHaproxy) / median(direct)).toFixed(2)}; Gatehouse/haproxy: ${(median(proxied) / median(viaHaproxy)).toFixed(2)}`,
+    );
+  }
 
   if (process.env.BENCH_KUBE_GET_ONLY) {
     await gh.stop();
     fake.proc.kill('SIGTERM');
     minimal.proc.kill('SIGTERM');
+    haproxy?.stop();
     process.exit(0);
   }
   // kubectl straight to the fake: a kubeconfig with the fake's own CA and token (and impersonation off).
@@ -206,4 +225,5 @@ try {
   await gh.stop();
   fake.proc.kill('SIGTERM');
   minimal?.proc.kill('SIGTERM');
+  haproxy?.stop();
 }
