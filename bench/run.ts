@@ -2,6 +2,8 @@
 //
 //  1. Read path: a bare Fastify server returning a precomputed copy of Gatehouse's
 //     GET /v1/agents?per_page=20 body vs Gatehouse itself (admin bearer token, 1,000 stored agents).
+//     Between them, bare Fastify with the minimal pipeline (serve-bare.ts with
+//     BENCH_BARE_MINIMAL_TOKEN): what any implementation of the work every request needs costs.
 //  2. Logins: POST /v1/auth/token with a valid API key (successes are not throttled).
 //
 // Each server runs in its own child process; autocannon drives them from this one. Runs alternate
@@ -307,9 +309,28 @@ async function main(): Promise<void> {
     const bare = await spawnServer<BareReady>('serve-bare.ts', [bodyFile], {}, 60_000);
     const bareBody = await (await fetch(bare.info.url + LIST_PATH)).text();
     if (bareBody !== listBody) throw new Error('the bare server does not return the Gatehouse body byte for byte');
-    console.log(`ready at ${bare.info.url}; both return the same ${Buffer.byteLength(listBody)}-byte body\n`);
+    console.log(`ready at ${bare.info.url}; both return the same ${Buffer.byteLength(listBody)}-byte body`);
+    process.stdout.write('Starting bare Fastify with the minimal pipeline (request id, token, permission, metric)… ');
+    const minimal = await spawnServer<BareReady>(
+      'serve-bare.ts',
+      [bodyFile],
+      { BENCH_BARE_MINIMAL_TOKEN: adminToken },
+      60_000,
+    );
+    const minimalRes = await fetch(minimal.info.url + LIST_PATH, { headers: authHeaders });
+    if ((await minimalRes.text()) !== listBody || !minimalRes.headers.get('x-request-id')) {
+      throw new Error('the minimal pipeline does not return the Gatehouse body with a request id');
+    }
+    console.log(`ready at ${minimal.info.url}\n`);
 
     const bareTarget: Target = { label: 'bare GET', url: bare.info.url + LIST_PATH, method: 'GET', server: bare.proc };
+    const minimalTarget: Target = {
+      label: 'minimal pipeline GET',
+      url: minimal.info.url + LIST_PATH,
+      method: 'GET',
+      headers: authHeaders,
+      server: minimal.proc,
+    };
     const ghTarget: Target = {
       label: 'Gatehouse GET',
       url: gh.info.url + LIST_PATH,
@@ -328,17 +349,20 @@ async function main(): Promise<void> {
 
     if (WARMUP_SECONDS > 0) {
       console.log('Warm-up (not counted)');
-      for (const t of [bareTarget, ghTarget, tokenTarget]) console.log(describe(t.label, await hit(t, WARMUP_SECONDS)));
+      for (const t of [bareTarget, minimalTarget, ghTarget, tokenTarget])
+        console.log(describe(t.label, await hit(t, WARMUP_SECONDS)));
       console.log('');
     }
 
     const bareRuns: Sample[] = [];
     const ghRuns: Sample[] = [];
+    const minimalRuns: Sample[] = [];
     const tokenRuns: Sample[] = [];
     for (let round = 1; round <= ROUNDS && !interrupted; round++) {
       console.log(`Read path, round ${round}/${ROUNDS}`);
       for (const [t, runs] of [
         [bareTarget, bareRuns],
+        [minimalTarget, minimalRuns],
         [ghTarget, ghRuns],
       ] as const) {
         const s = await hit(t, SECONDS);
@@ -357,6 +381,7 @@ async function main(): Promise<void> {
 
     const bareRps = median(bareRuns.map((s) => s.rps));
     const ghRps = median(ghRuns.map((s) => s.rps));
+    const minimalRps = median(minimalRuns.map((s) => s.rps));
     const bareP99 = median(bareRuns.map((s) => s.p99));
     const ghP99 = median(ghRuns.map((s) => s.p99));
     const tokenRps = median(tokenRuns.map((s) => s.rps));
@@ -368,6 +393,7 @@ async function main(): Promise<void> {
     };
     const bareCpu = cpuOf(bareRuns);
     const ghCpu = cpuOf(ghRuns);
+    const minimalCpu = cpuOf(minimalRuns);
     const tokenCpu = cpuOf(tokenRuns);
     const us = (n: number | undefined) => (n === undefined ? 'n/a' : `${Math.round(n)} µs`);
     const perCore = (n: number | undefined) => (n === undefined ? 'n/a' : int(1e6 / n));
@@ -429,11 +455,21 @@ async function main(): Promise<void> {
       ),
     );
 
+    console.log(
+      `\nThe minimal pipeline (bare Fastify plus request id, token lookup, permission and metric, nothing else): ` +
+        `${int(minimalRps)} req/s, ${us(minimalCpu)} per request; minimal / bare ${(minimalRps / bareRps).toFixed(2)}, ` +
+        `Gatehouse / minimal ${(ghRps / minimalRps).toFixed(2)}` +
+        (minimalCpu && bareCpu && ghCpu
+          ? ` (CPU per request: minimal ${(bareCpu / minimalCpu).toFixed(2)} of bare's rate, Gatehouse ${(minimalCpu / ghCpu).toFixed(2)} of minimal's).`
+          : '.'),
+    );
+
     console.log('\n### Every run\n');
     const rows: string[][] = [];
     for (let i = 0; i < ROUNDS; i++) {
       for (const [name, runs] of [
         ['bare GET', bareRuns],
+        ['minimal pipeline GET', minimalRuns],
         ['Gatehouse GET', ghRuns],
         ['Gatehouse POST /v1/auth/token', tokenRuns],
       ] as const) {
@@ -475,8 +511,8 @@ async function main(): Promise<void> {
         ['r', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
       ),
     );
-    const bad = [...bareRuns, ...ghRuns, ...tokenRuns].reduce((n, s) => n + s.non2xx + s.errors, 0);
-    const noisy = Math.max(...[...bareRuns, ...ghRuns, ...tokenRuns].map((s) => s.otherCpu ?? 0));
+    const bad = [...bareRuns, ...minimalRuns, ...ghRuns, ...tokenRuns].reduce((n, s) => n + s.non2xx + s.errors, 0);
+    const noisy = Math.max(...[...bareRuns, ...minimalRuns, ...ghRuns, ...tokenRuns].map((s) => s.otherCpu ?? 0));
     console.log(
       `\nCPU is the share of one core used during the run (100% = one full core of ${cpu.length}); ` +
         'CPU/req is server CPU time per completed request (less sensitive to other load than req/s); ' +

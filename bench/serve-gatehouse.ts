@@ -1,8 +1,10 @@
 // Starts a real Gatehouse on a free loopback port over a fresh data dir, stores N agents through
 // the API, and announces its URL. Usage: node --import tsx bench/serve-gatehouse.ts <data-dir>
 // with BENCH_API_KEY (the bootstrap admin API key, 32+ chars) and optionally BENCH_AGENTS (1000) and
-// BENCH_SQLITE_SYNCHRONOUS (FULL, the default, or NORMAL: to see what the fsyncs cost).
-import { rmSync } from 'node:fs';
+// BENCH_SQLITE_SYNCHRONOUS (FULL, the default, or NORMAL: to see what the fsyncs cost), and
+// BENCH_CPU_PROFILE=<file> for a CPU profile of the serving (setup excluded).
+import { rmSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import pino from 'pino';
 import { loadConfig } from '../src/config/load.js';
 import { startGatehouse } from '../src/server.js';
@@ -14,6 +16,8 @@ async function call(url: string, init: RequestInit): Promise<unknown> {
   if (!res.ok) throw new Error(`${init.method ?? 'GET'} ${url}: ${res.status} ${text}`);
   return JSON.parse(text) as unknown;
 }
+
+let stopProfile: (() => Promise<void>) | undefined;
 
 async function main(): Promise<void> {
   const dataDir = process.argv[2];
@@ -40,6 +44,7 @@ async function main(): Promise<void> {
   // Same level as configured, but on stderr: stdout carries the ready line.
   const gatehouse = await startGatehouse(config, { logger: pino({ level: config.log_level }, pino.destination(2)) });
   exitOnParentGone(async () => {
+    await stopProfile?.();
     await gatehouse.close();
     rmSync(dataDir, { recursive: true, force: true });
   });
@@ -66,6 +71,18 @@ async function main(): Promise<void> {
   };
   await Promise.all(Array.from({ length: 8 }, worker));
 
+  // BENCH_CPU_PROFILE=<file>: a CPU profile of this process from here (setup done) until it stops.
+  const profileFile = process.env.BENCH_CPU_PROFILE;
+  if (profileFile) {
+    const profiler = new Session();
+    profiler.connect();
+    await profiler.post('Profiler.enable');
+    await profiler.post('Profiler.start');
+    stopProfile = async () => {
+      const { profile } = await profiler.post('Profiler.stop');
+      writeFileSync(profileFile, JSON.stringify(profile));
+    };
+  }
   announceReady({ url, agents: agentCount, setupMs: Date.now() - started });
 }
 
