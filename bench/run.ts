@@ -324,20 +324,15 @@ async function main(): Promise<void> {
     console.log(`ready at ${minimal.info.url}\n`);
 
     const bareTarget: Target = { label: 'bare GET', url: bare.info.url + LIST_PATH, method: 'GET', server: bare.proc };
-    const minimalTarget: Target = {
-      label: 'minimal pipeline GET',
-      url: minimal.info.url + LIST_PATH,
+    const authedList = (label: string, url: string, server: ChildProcess): Target => ({
+      label,
+      url: url + LIST_PATH,
       method: 'GET',
       headers: authHeaders,
-      server: minimal.proc,
-    };
-    const ghTarget: Target = {
-      label: 'Gatehouse GET',
-      url: gh.info.url + LIST_PATH,
-      method: 'GET',
-      headers: authHeaders,
-      server: gh.proc,
-    };
+      server,
+    });
+    const minimalTarget = authedList('minimal pipeline GET', minimal.info.url, minimal.proc);
+    const ghTarget = authedList('Gatehouse GET', gh.info.url, gh.proc);
     const tokenTarget: Target = {
       label: 'Gatehouse POST token',
       url: `${gh.info.url}/v1/auth/token`,
@@ -462,6 +457,16 @@ async function main(): Promise<void> {
         (minimalCpu && bareCpu && ghCpu
           ? ` (CPU per request: minimal ${(bareCpu / minimalCpu).toFixed(2)} of bare's rate, Gatehouse ${(minimalCpu / ghCpu).toFixed(2)} of minimal's).`
           : '.'),
+    );
+
+    // Rounds run the three back to back: a ratio within a round shares the machine's moment, which
+    // on a noisy VM says more than a ratio of medians taken at different moments.
+    const perRound = (num: Sample[], den: Sample[]) => num.map((s, i) => s.rps / (den[i]?.rps ?? Number.NaN));
+    const spread = (xs: number[]) =>
+      `median ${median(xs).toFixed(2)} (${Math.min(...xs).toFixed(2)}–${Math.max(...xs).toFixed(2)})`;
+    console.log(
+      `Round by round: minimal / bare ${spread(perRound(minimalRuns, bareRuns))}, ` +
+        `Gatehouse / minimal ${spread(perRound(ghRuns, minimalRuns))}, Gatehouse / bare ${spread(perRound(ghRuns, bareRuns))}.`,
     );
 
     console.log('\n### Every run\n');
