@@ -1,0 +1,81 @@
+// The token index answers which tokens a principal, family, API key or credential holds, through
+// adds, updates and removals from the cache's change feed, whether a group has one token or many.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { ChangeListener } from '../backend/cache.js';
+import type { StateStore } from '../backend/state.js';
+import { prefixes, type TokenRecord } from './records.js';
+import { createTokenIndex } from './token-index.js';
+
+function feed(initial: Array<[string, TokenRecord]>) {
+  let listener: ChangeListener = () => {};
+  const state = {
+    list: (prefix: string) =>
+      initial.filter(([key]) => key.startsWith(prefix)).map(([key, value]) => ({ key, value, revision: 1 })),
+    cache: {
+      onChange(l: ChangeListener) {
+        listener = l;
+        return () => {};
+      },
+    },
+  } as unknown as StateStore;
+  const index = createTokenIndex(state);
+  const put = (key: string, value: TokenRecord) => listener(key, { key, value, revision: 2 });
+  const drop = (key: string) => listener(key, undefined);
+  return { index, put, drop };
+}
+
+const token = (family: string, extra: Partial<TokenRecord> = {}): TokenRecord => ({
+  kind: 'access',
+  principal: { kind: 'user', id: 'user_a' },
+  family,
+  api_key_id: 'key_a',
+  issued_at: 0,
+  expires_at: 1,
+  ...extra,
+});
+const key = (n: number) => `${prefixes.tokens}t${n}`;
+const sorted = (xs: string[]) => [...xs].sort();
+
+test('tokens are found by principal, family, API key and credential through adds, updates and removals', () => {
+  const { index, put, drop } = feed([[key(1), token('f1')]]);
+  assert.deepEqual(index.ofFamily('f1'), [key(1)], 'indexed from the initial listing');
+
+  put(key(2), token('f1', { kind: 'refresh' }));
+  put(key(3), token('f2', { credential_id: 'cred_x' }));
+  assert.deepEqual(sorted(index.ofFamily('f1')), [key(1), key(2)]);
+  assert.deepEqual(index.ofFamily('f2'), [key(3)]);
+  assert.deepEqual(sorted(index.ofPrincipal('user_a')), [key(1), key(2), key(3)]);
+  assert.deepEqual(sorted(index.ofApiKey('key_a')), [key(1), key(2), key(3)]);
+  assert.deepEqual(index.ofCredential('cred_x'), [key(3)]);
+
+  put(key(1), token('f1', { revoked_at: 5 }));
+  assert.deepEqual(sorted(index.ofFamily('f1')), [key(1), key(2)], 'an update is indexed once');
+  put(key(3), token('f2'));
+  assert.deepEqual(index.ofCredential('cred_x'), [], 'a group the new record leaves no longer has the token');
+  assert.deepEqual(index.ofFamily('f2'), [key(3)]);
+
+  drop(key(2));
+  assert.deepEqual(index.ofFamily('f1'), [key(1)]);
+  drop(key(1));
+  assert.deepEqual(index.ofFamily('f1'), []);
+  assert.deepEqual(index.ofPrincipal('user_a'), [key(3)]);
+  drop(key(3));
+  drop(key(3));
+  assert.deepEqual(index.ofPrincipal('user_a'), [], 'a removal of what is gone changes nothing');
+  assert.deepEqual(index.ofApiKey('key_a'), []);
+});
+
+test('a delegated token belongs to the agent and to the user it acts for', () => {
+  const { index, put, drop } = feed([]);
+  put(
+    key(1),
+    token('f1', { principal: { kind: 'agent', id: 'agent_b' }, on_behalf_of: { kind: 'user', id: 'user_a' } }),
+  );
+  assert.deepEqual(index.ofPrincipal('agent_b'), [key(1)]);
+  assert.deepEqual(index.ofPrincipal('user_a'), [key(1)]);
+  assert.deepEqual(index.ofPrincipal('user_c'), [], 'control: nobody else');
+  drop(key(1));
+  assert.deepEqual(index.ofPrincipal('user_a'), []);
+  assert.deepEqual(index.ofPrincipal('agent_b'), []);
+});
