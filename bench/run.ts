@@ -6,8 +6,8 @@
 //     BENCH_BARE_MINIMAL_TOKEN): what any implementation of the work every request needs costs.
 //  2. Logins: POST /v1/auth/token with a valid API key (successes are not throttled).
 //
-// Each server runs in its own child process; autocannon drives them from this one. Runs alternate
-// bare/Gatehouse for BENCH_ROUNDS rounds (3) of BENCH_SECONDS (10) with 50 connections, after a
+// Each server runs in its own child process; autocannon drives them from this one. Runs take turns
+// (bare, minimal, Gatehouse) for BENCH_ROUNDS rounds (3) of BENCH_SECONDS (10) with 50 connections, after a
 // short warm-up; the table reports medians. The exit code is 0 whether or not the targets are met.
 // Knobs: BENCH_SECONDS, BENCH_ROUNDS, BENCH_WARMUP_SECONDS, BENCH_SQLITE_SYNCHRONOUS (FULL | NORMAL).
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
@@ -266,7 +266,7 @@ async function main(): Promise<void> {
   const [load1, load5] = loadavg();
   console.log(`- Load average before the run: ${load1?.toFixed(2)} (1 min), ${load5?.toFixed(2)} (5 min)`);
   console.log(
-    `- Load: ${CONNECTIONS} connections, ${SECONDS} s per run, ${ROUNDS} rounds (bare and Gatehouse alternating), ` +
+    `- Load: ${CONNECTIONS} connections, ${SECONDS} s per run, ${ROUNDS} rounds (bare, minimal pipeline and Gatehouse in turn), ` +
       `${WARMUP_SECONDS} s warm-up per target; servers in child processes, autocannon in this one\n`,
   );
 
