@@ -1,7 +1,7 @@
 // haproxy (C, Debian 2.6) doing what the minimal forwarder does — TLS in, the cluster's token and an
-// impersonation set, TLS out over reused connections — as the ceiling of any TLS-terminating proxy
-// on this machine, not only of one on Node. One thread by default, as Gatehouse serves a cluster from
-// one event loop; BENCH_KUBE_HAPROXY_THREADS=2 gives it both cores.
+// impersonation set, TLS out over reused connections — to show what a TLS-terminating proxy outside
+// Node reaches on the same machine in the same run. One thread by default, as Gatehouse serves a
+// cluster from one event loop; BENCH_KUBE_HAPROXY_THREADS=2 gives it both cores.
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
