@@ -5,8 +5,8 @@
 // must: a request id in X-Request-Id, the bearer token hashed and looked up (401 otherwise), a
 // permission check, and the request observed in a prom-client histogram labelled as Gatehouse's —
 // with nothing else (no validation, no logging, no rate limit, no cache revision). What separates
-// it from bare Fastify is what any implementation of that work costs on Fastify; what separates
-// Gatehouse from it is Gatehouse's own.
+// it from bare Fastify is what that work costs on Fastify done about as simply as it can be; what
+// separates Gatehouse from it is Gatehouse's own.
 import { readFileSync } from 'node:fs';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { Histogram, Registry } from 'prom-client';
