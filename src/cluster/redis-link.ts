@@ -104,12 +104,28 @@ export function openRedisLink(url: string, opts: { onError?: (error: Error) => v
     for (const c of [client, subscriber]) {
       if (!c) continue;
       clients.push(c as unknown as Client);
-      // Pending until the first connection; node-redis keeps retrying meanwhile.
-      c.connect().catch((e: Error) => {
-        if (!closed) setUp(false, e);
-      });
+      // Pending until the first connection; node-redis keeps retrying meanwhile. A connection that
+      // completes after close() (destroy() does not stop one under way) is ended then: left open, its
+      // socket kept the process alive (a cluster test's file never exited).
+      c.connect().then(
+        () => {
+          if (closed) destroy(c as unknown as Client);
+        },
+        (e: Error) => {
+          if (!closed) setUp(false, e);
+        },
+      );
     }
   });
+
+  function destroy(c: Client): void {
+    try {
+      // destroy, not close: close waits for replies that a down server never sends.
+      c.destroy();
+    } catch {
+      // never connected, or destroyed already
+    }
+  }
 
   async function run<T>(use: (redis: RedisCommands) => Promise<T>, timeoutMs = COMMAND_TIMEOUT_MS): Promise<T> {
     if (!commands) throw new Error('the redis client is not loaded yet');
@@ -167,14 +183,7 @@ export function openRedisLink(url: string, opts: { onError?: (error: Error) => v
       closed = true;
       clearInterval(probeTimer);
       await ready.catch(() => undefined);
-      for (const c of clients) {
-        try {
-          // destroy, not close: close waits for replies that a down server never sends.
-          c.destroy();
-        } catch {
-          // never connected
-        }
-      }
+      for (const c of clients) destroy(c);
     },
   };
 }
