@@ -13,13 +13,32 @@ import pg from 'pg';
 import { createAuditLog } from '../src/audit/audit-log.js';
 import { partitionStart } from '../src/audit/pg-partitions.js';
 import { queryEvents, tailEvents } from '../src/audit/pg-read.js';
-import { auditMigrations, rowsJson } from '../src/audit/pg-schema.js';
+import { auditMigrations, column, encodeBody } from '../src/audit/pg-schema.js';
 import { AUDIT_POSTGRES_SCHEMA_VERSION, openPostgresAuditStore } from '../src/audit/postgres.js';
 import { startAuditRetention } from '../src/audit/retention.js';
 import type { AuditEvent, AuditQuery, AuditStore } from '../src/audit/types.js';
 import { openSqliteBackend } from '../src/backend/sqlite.js';
 import { applyMigrations } from '../src/lib/pg-migrate.js';
 import { adminSql as admin, POSTGRES_URL, postgresUnreachable } from './helpers/postgres.js';
+
+/** append_events_json's parameter, as Gatehouse wrote it before COPY: one JSON array, bodies spliced in. */
+function rowsJson(events: AuditEvent[]): string {
+  const parts: string[] = [];
+  for (const e of events) {
+    const cols = JSON.stringify({
+      i: column(e.id),
+      t: Date.parse(e.time),
+      y: column(e.type),
+      a: column(e.actor.id),
+      k: column(e.actor.kind),
+      g: column(e.target?.id),
+      s: column(e.session_id),
+      ok: e.success,
+    });
+    parts.push(`${cols.slice(0, -1)},"b":${encodeBody(e)}}`);
+  }
+  return `[${parts.join(',')}]`;
+}
 
 const DAY = 86_400_000;
 const WEEK = 7 * DAY;

@@ -6,7 +6,6 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { openAuditStore } from '../src/audit/open.js';
-import { COPY_MIN_EVENTS } from '../src/audit/pg-copy.js';
 import { partitionStart } from '../src/audit/pg-partitions.js';
 import {
   AUDIT_POSTGRES_SCHEMA_VERSION,
@@ -178,8 +177,65 @@ if (unreachable !== undefined) {
       }
     });
 
-    for (const path of ['json', 'COPY'] as const) {
-      test(`filter columns holding what COPY text treats specially round-trip and match their filters (${path})`, async () => {
+    test('a large queue goes as two commits that alternate, in order', async () => {
+      const s = scratch();
+      const batches: Array<{ appends: number; events: number; fallback: boolean }> = [];
+      try {
+        const store = await s.open({ onBatch: (b) => batches.push(b) });
+        const events = generateEvents(2000, 74, 'half');
+        const appends = Array.from({ length: 10 }, (_, i) => events.slice(i * 200, i * 200 + 200));
+        await Promise.all(appends.map((a) => store.append(a)));
+        // 2,000 queued: half goes first. The 1,000 left are halved again, at an append's edge (200
+        // events each): 400. Under 1,000 queued, a flush takes them all.
+        assert.deepEqual(
+          batches.map((b) => b.events),
+          [1000, 400, 600],
+        );
+        const page = await store.query({ limit: 2000 });
+        assert.deepEqual(
+          page.events.map((e) => e.id).reverse(),
+          events.map((e) => e.id),
+          'seq order is append order',
+        );
+      } finally {
+        await s.cleanup();
+      }
+    });
+
+    test('a commit whose lock call fails sends no stray data: the connection serves the next commit', async () => {
+      // The COPY data goes out with the query, before the server has started the COPY (pg-copy.ts);
+      // when the CALL fails, PostgreSQL must drop that data rather than read it as new messages.
+      const s = scratch();
+      try {
+        const store = await s.open();
+        const [a, b, c] = generateEvents(3, 75, 'lock');
+        // The writer connection: the backend whose last query was a commit's.
+        const writer = async () =>
+          (
+            await admin<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE query LIKE $1', [
+              `CALL "${s.schema}".lock_events_for_append()%`,
+            ])
+          ).rows.map((r) => r.pid);
+        await store.append([a as AuditEvent]);
+        const before = await writer();
+        assert.equal(before.length, 1);
+        await admin(`ALTER PROCEDURE "${s.schema}".lock_events_for_append() RENAME TO lock_renamed`);
+        await assert.rejects(store.append([b as AuditEvent]), /lock_events_for_append/);
+        await admin(`ALTER PROCEDURE "${s.schema}".lock_renamed() RENAME TO lock_events_for_append`);
+        await store.append([c as AuditEvent]);
+        assert.deepEqual(await writer(), before, 'the same connection, not a new one');
+        const page = await store.query({ limit: 10 });
+        assert.deepEqual(
+          page.events.map((e) => e.id),
+          [c, a].map((e) => (e as AuditEvent).id),
+        );
+      } finally {
+        await s.cleanup();
+      }
+    });
+
+    for (const size of ['one event', '1,000 events'] as const) {
+      test(`filter columns holding what COPY text treats specially round-trip and match their filters (${size})`, async () => {
         const s = scratch();
         const batches: number[] = [];
         try {
@@ -197,13 +253,12 @@ if (unreachable !== undefined) {
             session_id: v,
             success: true,
           });
-          const events = odd.map((v, i) => make(v, COPY_MIN_EVENTS + i, 'odd'));
-          // Large batches go as COPY, small ones as the json parameter (src/audit/pg-copy.ts).
-          const padding =
-            path === 'COPY' ? Array.from({ length: COPY_MIN_EVENTS }, (_, i) => make(`p${i}`, i, 'pad')) : [];
-          await store.append([...padding, ...events]);
-          assert.deepEqual(batches, [padding.length + events.length]);
-          assert.equal((batches[0] as number) >= COPY_MIN_EVENTS, path === 'COPY');
+          const events = odd.map((v, i) => make(v, 1000 + i, 'odd'));
+          // Each event alone, or all in one large COPY.
+          const padding = size === 'one event' ? [] : Array.from({ length: 1000 }, (_, i) => make(`p${i}`, i, 'pad'));
+          if (size === 'one event') for (const e of events) await store.append([e]);
+          else await store.append([...padding, ...events]);
+          assert.deepEqual(batches, size === 'one event' ? events.map(() => 1) : [padding.length + events.length]);
           const page = await store.query({ types: ['odd.*'], limit: 100, countUpTo: 100 });
           assert.equal(page.total, odd.length);
           assert.deepEqual([...page.events].reverse(), events, 'bodies and write order as appended');

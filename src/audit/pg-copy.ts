@@ -1,18 +1,19 @@
 // The PostgreSQL audit store's write path: how one group commit reaches the events table.
 //
-// Large batches go as one COPY: PostgreSQL parses COPY text once and inserts it in batches (a
-// multi-row heap insert per partition), where append_events_json parses a json parameter twice and
-// inserts row by row. Small batches keep the prepared append_events_json call: one round trip where
-// COPY takes two, which is what a commit of a few events costs most (README, "Ingest speed": 5,000-event
-// commits 15.5k → 25.6k events/s with COPY; 50-event commits 13.7–15.0k with json, 9.9–14.2k with COPY).
+// Every commit is one COPY, sent in one write with its data: the Query message
+// `CALL lock_events_for_append(); COPY … FROM STDIN`, then CopyData and CopyDone, without waiting for
+// CopyInResponse. PostgreSQL parses COPY text once and inserts it in batches, so a row costs it less
+// than through a json parameter (append_events_json, parsed twice, inserted row by row), and sending
+// the data at once makes a commit one round trip, as a prepared call is, where libpq-style COPY takes
+// two. The protocol allows it: if the CALL fails, the server skips the rest of the query and drops
+// the CopyData and CopyDone that follow ("any subsequent CopyData, CopyDone, or CopyFail messages
+// issued by the frontend will simply be dropped"; PostgreSQL docs, Protocol Flow, COPY Operations).
 //
-// The COPY is one Query message, `CALL lock_events_for_append(); COPY … FROM STDIN`: the two statements
-// run in one implicit transaction, which PostgreSQL commits (with the session's synchronous_commit)
-// before it answers ReadyForQuery, and pg-copy-streams finishes the stream only on ReadyForQuery. So a
-// resolved writeEvents() is a durable commit either way.
+// The two statements run in one implicit transaction, which PostgreSQL commits (with the session's
+// synchronous_commit) before it answers ReadyForQuery, and the write resolves only on ReadyForQuery
+// after no error: a resolved writeRows() is a durable commit.
 import type pg from 'pg';
-import { from as copyFrom } from 'pg-copy-streams';
-import { column, encodeBody, rowsJson } from './pg-schema.js';
+import { column, encodeBody } from './pg-schema.js';
 import type { AuditEvent } from './types.js';
 
 const COPY_ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
@@ -25,7 +26,7 @@ const field = (v: string | null): string =>
   v === null ? '\\N' : v.replace(/[\\\t\n\r]/g, (c) => COPY_ESCAPES[c] as string);
 
 /** The COPY text of a batch: one line per event, in the order the events get their seqs. */
-export function copyRows(events: AuditEvent[]): string {
+export function copyRows(events: readonly AuditEvent[]): string {
   let out = '';
   for (const e of events) {
     out += `${field(column(e.id))}\t${Date.parse(e.time)}\t${field(column(e.type))}\t${field(column(e.actor.id))}\t${field(column(e.actor.kind))}\t${field(column(e.target?.id))}\t${field(column(e.session_id))}\t${e.success ? 't' : 'f'}\t${field(encodeBody(e))}\n`;
@@ -33,30 +34,60 @@ export function copyRows(events: AuditEvent[]): string {
   return out;
 }
 
-/** Batches of at least this many events go as COPY (measured faster at 500 and 5,000; slower at 50). */
-export const COPY_MIN_EVENTS = 500;
+const COPY_DATA = 0x64; // 'd'
+const COPY_DONE = Buffer.from([0x63, 0, 0, 0, 4]); // 'c', length 4
 
-/** Inserts and commits the events on `client` (the store's writer, never inside a transaction). */
-export async function writeEvents(client: pg.Client, s: string, events: AuditEvent[]): Promise<void> {
-  if (events.length >= COPY_MIN_EVENTS) return copyEvents(client, s, events);
-  // Named: parsed once per connection (one writer per store, so one schema per connection).
-  await client.query({
-    name: 'gatehouse-audit-append',
-    text: `SELECT ${s}.append_events_json($1::json)`,
-    values: [rowsJson(events)],
-  });
+/** What pg's Connection gives a submittable: the Query serializer and the socket. */
+interface Connection {
+  query(text: string): void;
+  stream: NodeJS.WritableStream & { cork(): void; uncork(): void };
 }
 
-function copyEvents(client: pg.Client, s: string, events: AuditEvent[]): Promise<void> {
-  const rows = copyRows(events);
+/** A node-postgres submittable: the query, its COPY data and CopyDone in one write. */
+class CopyCommit {
+  private failed = false;
+  constructor(
+    private readonly text: string,
+    private readonly rows: string,
+    private readonly resolve: () => void,
+    private readonly reject: (error: unknown) => void,
+  ) {}
+
+  submit(connection: Connection): void {
+    const head = Buffer.allocUnsafe(5);
+    head[0] = COPY_DATA;
+    head.writeUInt32BE(Buffer.byteLength(this.rows) + 4, 1);
+    connection.stream.cork();
+    connection.query(this.text);
+    connection.stream.write(head);
+    connection.stream.write(this.rows, 'utf8');
+    connection.stream.write(COPY_DONE);
+    connection.stream.uncork();
+  }
+
+  handleError(error: unknown): void {
+    this.failed = true;
+    this.reject(error);
+  }
+
+  handleReadyForQuery(): void {
+    if (!this.failed) this.resolve();
+  }
+
+  // The data is already on its way; the rest of what the server says needs no answer.
+  handleCopyInResponse(): void {}
+  handleCommandComplete(): void {}
+  handleRowDescription(): void {}
+  handleDataRow(): void {}
+  handleEmptyQuery(): void {}
+  handlePortalSuspended(): void {}
+  handleCopyData(): void {}
+}
+
+/** Inserts and commits `rows` (copyRows' text) on `client`, the store's writer, never inside a transaction. */
+export function writeRows(client: pg.Client, s: string, rows: string): Promise<void> {
+  const text = `CALL ${s}.lock_events_for_append(); COPY ${s}.events (id, time_ms, type, actor_id, actor_kind, target_id, session_id, success, body) FROM STDIN`;
   return new Promise((resolve, reject) => {
-    const stream = client.query(
-      copyFrom(
-        `CALL ${s}.lock_events_for_append(); COPY ${s}.events (id, time_ms, type, actor_id, actor_kind, target_id, session_id, success, body) FROM STDIN`,
-      ),
-    );
-    stream.on('error', reject);
-    stream.on('finish', resolve);
-    stream.end(rows);
+    client.query(new CopyCommit(text, rows, resolve, reject) as unknown as pg.Submittable);
   });
 }

@@ -280,22 +280,3 @@ export function decodeBody(body: AuditEvent | { [RAW_KEY]: string }): AuditEvent
 // converted the same way, so filters still match).
 export const column = (v: string | undefined): string | null =>
   v === undefined ? null : (v as string & { toWellFormed(): string }).toWellFormed().replaceAll('\u0000', '\ufffd');
-
-/** The append_events_json parameter: one JSON array, each event's body spliced in as already encoded. */
-export function rowsJson(events: AuditEvent[]): string {
-  const parts: string[] = [];
-  for (const e of events) {
-    const cols = JSON.stringify({
-      i: column(e.id),
-      t: Date.parse(e.time),
-      y: column(e.type),
-      a: column(e.actor.id),
-      k: column(e.actor.kind),
-      g: column(e.target?.id),
-      s: column(e.session_id),
-      ok: e.success,
-    });
-    parts.push(`${cols.slice(0, -1)},"b":${encodeBody(e)}}`);
-  }
-  return `[${parts.join(',')}]`;
-}

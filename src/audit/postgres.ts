@@ -3,11 +3,12 @@
 // primary among the URL's hosts, read from the primary or from a replica (readUrl).
 //
 // Writing. One flush at a time per store: appends that arrive while a flush is in progress wait and
-// go together in the next one, as ONE statement (pg-copy.ts: a COPY or a json parameter; one
-// transaction, one WAL flush) on the store's writer connection. Each append's promise resolves after that COMMIT, which the session's
-// synchronous_commit (on by default) makes wait for the synchronous standby when the primary names
-// one. If the batch fails with a database error (a duplicate id, a value PostgreSQL cannot store),
-// each append is retried in its own transaction, so one bad append fails only its own caller.
+// go together in the next one (a queue of 1,000 events or more by halves, see SPLIT_MIN_EVENTS), as
+// ONE COPY (pg-copy.ts; one transaction, one WAL flush) on the store's writer connection. Each
+// append's promise resolves after that COMMIT, which the session's synchronous_commit (on by
+// default) makes wait for the synchronous standby when the primary names one. If the batch fails
+// with a database error (a duplicate id, a value PostgreSQL cannot store), each append is retried
+// in its own transaction, so one bad append fails only its own caller.
 //
 // Failover. If the connection is lost mid-commit, the outcome is unknown: the batch is retried on
 // whichever host is primary next (found by pg-primary.ts), inserting only the events not already
@@ -19,7 +20,7 @@
 // seq N will never later see a newly committed event below N. That is what lets tail() and cursors
 // use `seq > / < position`. The lock is held for the commit only; readers never take it.
 import pg from 'pg';
-import { writeEvents } from './pg-copy.js';
+import { copyRows, writeRows } from './pg-copy.js';
 import { dropPartitionsBefore, ensurePartitions } from './pg-partitions.js';
 import { backoffMs, createHostTracker, isConnectionLoss, type Target, unavailable } from './pg-primary.js';
 import { deleteEventsBefore, queryEvents, replayLagSeconds, tailEvents } from './pg-read.js';
@@ -49,6 +50,8 @@ export interface PostgresAuditOptions {
 
 interface Pending {
   events: AuditEvent[];
+  /** The events' COPY text, made by append(): while one commit is in flight, the next is prepared. */
+  rows: string;
   deadline: number;
   settled: boolean;
   resolve: () => void;
@@ -63,6 +66,14 @@ const PARTITION_CHECK_MS = 3_600_000;
 
 /** Most events one group commit carries (more wait for the next one; a larger single append goes alone). */
 const MAX_BATCH_EVENTS = 20_000;
+
+/**
+ * From twice this many events queued, a flush takes about half: two commits then alternate, and the
+ * producers of one make and encode their next events while PostgreSQL inserts the other's, where one
+ * commit of everything would leave each side waiting for the other. 500 events keep a commit's fixed
+ * cost (a WAL flush, the lock, one round trip: ~0.4 ms) under 3 % of its inserts (~30 µs per event).
+ */
+const SPLIT_MIN_EVENTS = 500;
 
 const settle = (p: Pending, error?: unknown) => {
   if (p.settled) return;
@@ -116,7 +127,7 @@ export async function openPostgresAuditStore(opts: PostgresAuditOptions): Promis
   let replicaRetryAt = 0;
 
   /** A commit that outlives the deadline is cut off (its socket destroyed) and counted as lost. */
-  async function commit(target: Target, events: AuditEvent[], deadline: number): Promise<void> {
+  async function commit(target: Target, rows: string, deadline: number): Promise<void> {
     const client = await target.writer();
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
@@ -129,7 +140,7 @@ export async function openPostgresAuditStore(opts: PostgresAuditOptions): Promis
       );
     });
     try {
-      await Promise.race([writeEvents(client, s, events), timeout]);
+      await Promise.race([writeRows(client, s, rows), timeout]);
       lastCommitAt = Date.now();
     } finally {
       clearTimeout(timer);
@@ -146,13 +157,13 @@ export async function openPostgresAuditStore(opts: PostgresAuditOptions): Promis
   }
 
   /** Commits events on the primary, following failovers until the deadline. */
-  async function insert(events: AuditEvent[], deadline: () => number): Promise<void> {
+  async function insert(events: AuditEvent[], rows: string, deadline: () => number): Promise<void> {
     let unknownOutcome = false;
     for (let attempt = 0; ; attempt++) {
       const target = await primary.target(deadline());
       try {
         const todo = unknownOutcome ? await missing(target, events) : events;
-        if (todo.length > 0) await commit(target, todo, deadline());
+        if (todo.length > 0) await commit(target, todo === events ? rows : copyRows(todo), deadline());
         return;
       } catch (error) {
         if (!isConnectionLoss(error)) throw error;
@@ -184,9 +195,12 @@ export async function openPostgresAuditStore(opts: PostgresAuditOptions): Promis
   sweeper.unref();
 
   function take(): Pending[] {
+    let queued = 0;
+    for (const p of queue) queued += p.events.length;
+    const most = queued >= 2 * SPLIT_MIN_EVENTS ? Math.min(Math.ceil(queued / 2), MAX_BATCH_EVENTS) : MAX_BATCH_EVENTS;
     let events = 0;
     let n = 0;
-    while (n < queue.length && (n === 0 || events + (queue[n] as Pending).events.length <= MAX_BATCH_EVENTS)) {
+    while (n < queue.length && (n === 0 || events + (queue[n] as Pending).events.length <= most)) {
       events += (queue[n] as Pending).events.length;
       n++;
     }
@@ -201,7 +215,7 @@ export async function openPostgresAuditStore(opts: PostgresAuditOptions): Promis
     const deadline = () => Math.max(...batch.filter((p) => !p.settled).map((p) => p.deadline), 0);
     inFlight = batch;
     try {
-      await insert(events, deadline);
+      await insert(events, batch.map((p) => p.rows).join(''), deadline);
     } catch (error) {
       // A database error may be one append's fault: give each its own transaction. Anything else
       // (no primary, pool closed) would fail them all the same way.
@@ -212,7 +226,7 @@ export async function openPostgresAuditStore(opts: PostgresAuditOptions): Promis
       }
       for (const p of batch) {
         try {
-          await insert(p.events, () => p.deadline);
+          await insert(p.events, p.rows, () => p.deadline);
           settle(p);
         } catch (each) {
           settle(p, each);
@@ -223,8 +237,12 @@ export async function openPostgresAuditStore(opts: PostgresAuditOptions): Promis
     } finally {
       inFlight = [];
     }
-    for (const p of batch) settle(p);
     opts.onBatch?.({ appends: batch.length, events: events.length, fallback: false });
+    // Answered on the next turn of the event loop, after flushLoop has sent the next commit: the
+    // producers answered here then make their next events while PostgreSQL works on that one.
+    setImmediate(() => {
+      for (const p of batch) settle(p);
+    });
   }
 
   async function flushLoop(): Promise<void> {
@@ -251,8 +269,14 @@ export async function openPostgresAuditStore(opts: PostgresAuditOptions): Promis
     append(events) {
       if (closed) return Promise.reject(new Error('audit store is closed'));
       if (events.length === 0) return Promise.resolve();
+      let rows: string;
+      try {
+        rows = copyRows(events);
+      } catch (error) {
+        return Promise.reject(error);
+      }
       return new Promise((resolve, reject) => {
-        queue.push({ events, deadline: Date.now() + writeTimeoutMs, settled: false, resolve, reject });
+        queue.push({ events, rows, deadline: Date.now() + writeTimeoutMs, settled: false, resolve, reject });
         if (!flushing) {
           flushing = true;
           void flushLoop();
