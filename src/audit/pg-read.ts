@@ -104,6 +104,13 @@ export async function tailEvents(pool: Queryable, s: string, position: string | 
   return { events: rows.map((r) => decodeBody(r.body)), position: last ? encodePosition(last.seq) : position };
 }
 
+/** The tail position after the last committed event (see AuditStore.head): max(seq) from the indexes. */
+export async function headPosition(pool: Queryable, s: string): Promise<string | undefined> {
+  const { rows } = await pool.query<{ seq: string | null }>(`SELECT max(seq) AS seq FROM ${s}.events`);
+  const seq = rows[0]?.seq;
+  return seq === null || seq === undefined ? undefined : encodePosition(seq);
+}
+
 export async function deleteEventsBefore(pool: Queryable, s: string, timeMs: number, batchSize: number) {
   checkDeleteBefore(timeMs, batchSize);
   const result = await pool.query(

@@ -23,7 +23,7 @@ import pg from 'pg';
 import { copyRows, writeRows } from './pg-copy.js';
 import { dropPartitionsBefore, ensurePartitions } from './pg-partitions.js';
 import { backoffMs, createHostTracker, isConnectionLoss, type Target, unavailable } from './pg-primary.js';
-import { deleteEventsBefore, queryEvents, replayLagSeconds, tailEvents } from './pg-read.js';
+import { deleteEventsBefore, headPosition, queryEvents, replayLagSeconds, tailEvents } from './pg-read.js';
 import { column, migrate, quote } from './pg-schema.js';
 import { parseAuditUrl } from './pg-url.js';
 import type { AuditEvent, AuditStore, AuditStoreStatus } from './types.js';
@@ -306,6 +306,8 @@ export async function openPostgresAuditStore(opts: PostgresAuditOptions): Promis
     },
 
     tail: (position, limit) => onPrimary((pool) => tailEvents(pool, s, position, limit)),
+    // On the primary, as tail(): a position read from a replica could lie behind what tail() has read.
+    head: () => onPrimary((pool) => headPosition(pool, s)),
 
     deleteBefore: (timeMs, batchSize) => onPrimary((pool) => deleteEventsBefore(pool, s, timeMs, batchSize)),
 

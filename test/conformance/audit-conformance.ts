@@ -443,6 +443,21 @@ export function runAuditConformance(name: string, open: AuditOpener): void {
       assert.deepEqual(ids((await store.tail(rest.position, 10)).events), ['new-0000', 'new-0001']);
     });
 
+    it('head names the position tail reaches after the last committed event, without reading events', async ({
+      store,
+    }) => {
+      assert.ok(store.head, 'every store names its head (the webhook dispatcher skips to it)');
+      assert.equal(await store.head(), undefined, 'none yet');
+      await store.append(generateEvents(30, 49, 'hd'));
+      const all = await store.tail(undefined, 100);
+      assert.equal(all.events.length, 30);
+      assert.equal(await store.head(), all.position);
+      await store.append(generateEvents(2, 50, 'hd2'));
+      const head = (await store.head()) as string;
+      assert.deepEqual(ids((await store.tail(all.position, 10)).events), ['hd2-0000', 'hd2-0001']);
+      assert.deepEqual(await store.tail(head, 10), { events: [], position: head }, 'nothing after the head');
+    });
+
     it('deleteBefore deletes only older events, in batches, oldest first', async ({ store }) => {
       // Written out of time order, so "oldest" (by time, then write order) differs from write order.
       const events = generateEvents(160, 53);
