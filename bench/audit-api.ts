@@ -4,12 +4,16 @@
 // keeps nothing (bench/noop-audit-open.ts). Rounds alternate between them, BENCH_ROUNDS (3) of
 // BENCH_SECONDS (10) each after a warm-up, BENCH_CONNECTIONS (50) connections; medians.
 // Target (issue 13): PostgreSQL at most 15 % fewer requests/s than the no-op store.
+// BENCH_PIN_POSTGRES=1 (a local PostgreSQL, run as root): PostgreSQL's processes on the last core, this
+// bench, autocannon and both Gatehouses on the others, as when the audit database has a host of its
+// own; without it, on a 2-core machine PostgreSQL's CPU per request is taken from Gatehouse's (affinity
+// restored to all cores at the end).
 // Knobs: BENCH_SECONDS, BENCH_ROUNDS, BENCH_WARMUP_SECONDS, BENCH_CONNECTIONS, BENCH_SERVER_NODE_ARGS
 // (node options for both Gatehouses, e.g. --cpu-prof --cpu-prof-dir=/tmp/prof),
 // GATEHOUSE_BENCH_POSTGRES_URL (else GATEHOUSE_TEST_POSTGRES_URL, else
 // postgres://postgres@127.0.0.1:5432/test); the audit table goes in a fresh schema dropped afterwards.
 // The exit code is 0 whether or not the target is met.
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -55,6 +59,26 @@ function postgresCpuSeconds(): number {
     } catch {}
   }
   return total;
+}
+
+const PIN_POSTGRES = process.env.BENCH_PIN_POSTGRES === '1';
+
+function postgresPids(): number[] {
+  return readdirSync('/proc')
+    .filter((pid) => /^\d+$/.test(pid))
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres';
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+/** Sets the CPU affinity of pids and their threads (taskset); new PostgreSQL backends inherit the postmaster's. */
+function pin(pids: number[], cpuList: string): void {
+  for (const pid of pids) execFileSync('taskset', ['-a', '-p', '-c', cpuList, String(pid)], { stdio: 'ignore' });
 }
 
 type Target = GatehouseAuditReady & { pid: number; mode: 'postgres' | 'noop' };
@@ -159,8 +183,20 @@ async function main(): Promise<void> {
   console.log('# What durable audit events cost POST /v1/agents\n');
   console.log(`- ${cpus().length} cores; Node ${process.version}; load average before: ${loadavg()[0]?.toFixed(2)}`);
   console.log(
-    `- ${CONNECTIONS} connections, ${ROUNDS} × ${SECONDS} s per store, alternating; state store: embedded SQLite (FULL) in both\n`,
+    `- ${CONNECTIONS} connections, ${ROUNDS} × ${SECONDS} s per store, alternating; state store: embedded SQLite (FULL) in both`,
   );
+  const n = cpus().length;
+  const all = `0-${n - 1}`;
+  if (PIN_POSTGRES) {
+    if (n < 2) throw new Error('BENCH_PIN_POSTGRES needs 2 cores or more');
+    pin(postgresPids(), String(n - 1));
+    pin([process.pid], n === 2 ? '0' : `0-${n - 2}`);
+    console.log(`- pinned: PostgreSQL on core ${n - 1}, this bench and the Gatehouses on the others`);
+  } else
+    console.log(
+      `- PostgreSQL shares all ${n} cores with the Gatehouses and autocannon (BENCH_PIN_POSTGRES=1 separates them)`,
+    );
+  console.log('');
   try {
     const targets = {
       noop: await spawnGatehouse('noop'),
@@ -190,11 +226,14 @@ async function main(): Promise<void> {
       );
     }
     const fewer = (1 - ratio) * 100;
+    // Each round's two stores ran back to back, under the same load from outside.
+    const perRound = rounds.postgres.map((r, i) => 1 - r.rps / (rounds.noop[i] as { rps: number }).rps);
     console.log(
-      `\nPostgreSQL: ${fewer.toFixed(1)} % fewer requests/s than no-op (target < ${Math.round((1 - RATIO_TARGET) * 100)} %: ${ratio >= RATIO_TARGET ? 'met' : 'NOT met'}).`,
+      `\nPostgreSQL: ${fewer.toFixed(1)} % fewer requests/s than no-op (target < ${Math.round((1 - RATIO_TARGET) * 100)} %: ${ratio >= RATIO_TARGET ? 'met' : 'NOT met'}); round by round ${perRound.map((f) => `${(f * 100).toFixed(1)} %`).join(', ')}, median ${(median(perRound) * 100).toFixed(1)} %.`,
     );
     console.log(`Load average after the run: ${loadavg()[0]?.toFixed(2)} (1 min).`);
   } finally {
+    if (PIN_POSTGRES) pin([...postgresPids(), process.pid], all);
     await Promise.all(
       children.map(
         (proc) =>
