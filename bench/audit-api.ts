@@ -49,18 +49,6 @@ function cpuSeconds(pid: number): number {
   }
 }
 
-/** CPU seconds of every PostgreSQL server process so far (other clients' work included). */
-function postgresCpuSeconds(): number {
-  let total = 0;
-  for (const pid of readdirSync('/proc')) {
-    if (!/^\d+$/.test(pid)) continue;
-    try {
-      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres') total += cpuSeconds(Number(pid));
-    } catch {}
-  }
-  return total;
-}
-
 const PIN_POSTGRES = process.env.BENCH_PIN_POSTGRES === '1';
 
 function postgresPids(): number[] {
@@ -74,6 +62,11 @@ function postgresPids(): number[] {
       }
     })
     .map(Number);
+}
+
+/** CPU seconds of every PostgreSQL server process so far (other clients' work included). */
+function postgresCpuSeconds(): number {
+  return postgresPids().reduce((total, pid) => total + cpuSeconds(pid), 0);
 }
 
 /** Sets the CPU affinity of pids and their threads (taskset); new PostgreSQL backends inherit the postmaster's. */
@@ -187,17 +180,18 @@ async function main(): Promise<void> {
   );
   const n = cpus().length;
   const all = `0-${n - 1}`;
-  if (PIN_POSTGRES) {
-    if (n < 2) throw new Error('BENCH_PIN_POSTGRES needs 2 cores or more');
-    pin(postgresPids(), String(n - 1));
-    pin([process.pid], n === 2 ? '0' : `0-${n - 2}`);
-    console.log(`- pinned: PostgreSQL on core ${n - 1}, this bench and the Gatehouses on the others`);
-  } else
-    console.log(
-      `- PostgreSQL shares all ${n} cores with the Gatehouses and autocannon (BENCH_PIN_POSTGRES=1 separates them)`,
-    );
-  console.log('');
   try {
+    if (PIN_POSTGRES) {
+      if (n < 2) throw new Error('BENCH_PIN_POSTGRES needs 2 cores or more');
+      pin(postgresPids(), String(n - 1));
+      pin([process.pid], n === 2 ? '0' : `0-${n - 2}`);
+      console.log(`- pinned: PostgreSQL on core ${n - 1}, this bench and the Gatehouses on the others`);
+    } else
+      console.log(
+        `- PostgreSQL shares all ${n} cores with the Gatehouses and autocannon (BENCH_PIN_POSTGRES=1 separates them)`,
+      );
+    console.log('');
+
     const targets = {
       noop: await spawnGatehouse('noop'),
       postgres: await spawnGatehouse('postgres', auditUrl),
