@@ -292,6 +292,15 @@ async function main(): Promise<void> {
     if (tokenRes.status !== 200) throw new Error(`POST /v1/auth/token: ${tokenRes.status} ${await tokenRes.text()}`);
     const { access_token: adminToken } = (await tokenRes.json()) as { access_token: string };
     const authHeaders = { authorization: `Bearer ${adminToken}` };
+    // The logins load a key of its own: a key holds tokens.max_logins_per_key logins (1,000), and
+    // thousands of logins with the bootstrap key would end the login the reads use.
+    const loginKeyRes = await fetch(`${gh.info.url}/v1/users/admin/api-keys`, {
+      method: 'POST',
+      headers: { ...authHeaders, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'bench logins' }),
+    });
+    if (loginKeyRes.status !== 201) throw new Error(`POST api-keys: ${loginKeyRes.status} ${await loginKeyRes.text()}`);
+    const { api_key: loginKey } = (await loginKeyRes.json()) as { api_key: string };
 
     const listRes = await fetch(gh.info.url + LIST_PATH, { headers: authHeaders });
     const listBody = await listRes.text();
@@ -338,7 +347,7 @@ async function main(): Promise<void> {
       url: `${gh.info.url}/v1/auth/token`,
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ api_key: apiKey }),
+      body: JSON.stringify({ api_key: loginKey }),
       server: gh.proc,
     };
 

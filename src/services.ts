@@ -138,6 +138,7 @@ export async function createServices(deps: {
     settings: {
       accessTtlMs: parseDuration(config.tokens.access_ttl) as number,
       refreshTtlMs: parseDuration(config.tokens.refresh_ttl) as number,
+      maxLoginsPerKey: config.tokens.max_logins_per_key,
     },
     ...(deps.onFailedLogin ? { onFailedLogin: deps.onFailedLogin } : {}),
   });

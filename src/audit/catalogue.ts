@@ -1,6 +1,10 @@
 // Every audit event type Gatehouse writes, with its stable code (GH + number + Info/Warning/Error).
 export const EVENT_TYPES = {
-  'auth.token.issued': { code: 'GH1000I', description: 'An access token was issued for an API key.' },
+  'auth.token.issued': {
+    code: 'GH1000I',
+    description:
+      "An access token was issued for an API key (ended_logins: how many of the key's least recently used logins it ended, over tokens.max_logins_per_key).",
+  },
   'auth.token.refreshed': { code: 'GH1001I', description: 'A refresh token was exchanged for a new pair.' },
   'auth.token.revoked': { code: 'GH1002I', description: 'Tokens were revoked.' },
   'auth.refresh.reused': {

@@ -79,3 +79,51 @@ test('a delegated token belongs to the agent and to the user it acts for', () =>
   assert.deepEqual(index.ofPrincipal('user_a'), []);
   assert.deepEqual(index.ofPrincipal('agent_b'), []);
 });
+
+test("an API key's logins are kept least recently used first: a new token moves its login, a rewrite does not", () => {
+  const { index, put, drop } = feed([
+    [key(1), token('f1')],
+    [key(2), token('f2')],
+  ]);
+  put(key(3), token('f3'));
+  put(key(4), token('f4', { api_key_id: 'key_b' }));
+  assert.deepEqual(index.loginsBeyond('key_a', 0), ['f1', 'f2', 'f3'], 'in the order they got their tokens');
+  assert.deepEqual(index.loginsBeyond('key_a', 1), ['f1', 'f2'], 'all but the most recent one');
+  assert.deepEqual(index.loginsBeyond('key_a', 3), [], 'none beyond what is kept');
+  assert.deepEqual(index.loginsBeyond('key_b', 0), ['f4'], "another key's logins are its own");
+
+  put(key(5), token('f1', { kind: 'refresh', issued_at: 2 }));
+  assert.deepEqual(
+    index.loginsBeyond('key_a', 0),
+    ['f2', 'f3', 'f1'],
+    'a new token (a refresh) makes its login recent',
+  );
+  put(key(2), token('f2', { revoked_at: 3 }));
+  assert.deepEqual(index.loginsBeyond('key_a', 0), ['f2', 'f3', 'f1'], 'a revoked or used token is not a use');
+
+  drop(key(1));
+  assert.deepEqual(
+    index.loginsBeyond('key_a', 0),
+    ['f2', 'f3', 'f1'],
+    'a login stays while any of its tokens is stored',
+  );
+  drop(key(5));
+  drop(key(2));
+  assert.deepEqual(index.loginsBeyond('key_a', 0), ['f3'], 'and goes with its last one');
+});
+
+test("a login's tokens come oldest issued first", () => {
+  const { index, put } = feed([]);
+  put(key(1), token('f1', { issued_at: 30 }));
+  put(key(2), token('f1', { issued_at: 10, kind: 'refresh' }));
+  put(key(3), token('f1', { issued_at: 20 }));
+  put(key(4), token('f2', { issued_at: 5 }));
+  assert.deepEqual(
+    index.familyByAge('f1').map(([k, r]) => [k, r.issued_at]),
+    [
+      [key(2), 10],
+      [key(3), 20],
+      [key(1), 30],
+    ],
+  );
+});

@@ -5,6 +5,9 @@
 // every login's own family — holds the key itself instead of a Set, and a token's groups are worked
 // out again from its cached record when it goes instead of being kept as strings. Kept as strings
 // and one-element Sets, they were ~570 of the ~2,500 bytes a login kept (heap snapshot, 50k logins).
+//
+// It also keeps each API key's logins in the order they last got a token, so the token service can
+// end a key's least recently used logins in O(1) when the key holds too many (login-bounds.ts).
 import type { StateStore } from '../backend/state.js';
 import { prefixes, type TokenRecord } from './records.js';
 
@@ -14,6 +17,8 @@ export function createTokenIndex(state: StateStore) {
   const byGroup = new Map<string, string | Set<string>>();
   /** Each indexed token's record as it was indexed: its groups, worked out again on removal. */
   const indexed = new Map<string, TokenRecord>();
+  /** Per API key: its logins (families) → how many of their tokens are stored, least recently issued first. */
+  const loginsByKey = new Map<string, Map<string, number>>();
 
   // A delegated token belongs to both principals: ending either ends it.
   const groups = (t: TokenRecord): string[] => {
@@ -23,10 +28,7 @@ export function createTokenIndex(state: StateStore) {
     if (t.on_behalf_of) g.push(`p:${t.on_behalf_of.id}`);
     return g;
   };
-  function remove(key: string): void {
-    const record = indexed.get(key);
-    if (record === undefined) return;
-    indexed.delete(key);
+  function ungroup(key: string, record: TokenRecord): void {
     for (const g of groups(record)) {
       const members = byGroup.get(g);
       if (members === key) byGroup.delete(g);
@@ -36,14 +38,53 @@ export function createTokenIndex(state: StateStore) {
       }
     }
   }
-  function add(key: string, record: TokenRecord): void {
-    remove(key);
-    indexed.set(key, record);
+  function group(key: string, record: TokenRecord): void {
     for (const g of groups(record)) {
       const members = byGroup.get(g);
       if (members === undefined) byGroup.set(g, key);
       else if (members instanceof Set) members.add(key);
       else if (members !== key) byGroup.set(g, new Set([members, key]));
+    }
+  }
+  /** A new token moves its login to the most recent end of its key's order. */
+  function loginGained(t: TokenRecord): void {
+    if (!t.api_key_id) return;
+    let logins = loginsByKey.get(t.api_key_id);
+    if (logins === undefined) {
+      logins = new Map();
+      loginsByKey.set(t.api_key_id, logins);
+    }
+    const count = logins.get(t.family) ?? 0;
+    logins.delete(t.family);
+    logins.set(t.family, count + 1);
+  }
+  function loginLost(t: TokenRecord): void {
+    const logins = t.api_key_id ? loginsByKey.get(t.api_key_id) : undefined;
+    const count = logins?.get(t.family);
+    if (logins === undefined || count === undefined) return;
+    if (count > 1) logins.set(t.family, count - 1);
+    else {
+      logins.delete(t.family);
+      if (logins.size === 0) loginsByKey.delete(t.api_key_id as string);
+    }
+  }
+  function remove(key: string): void {
+    const record = indexed.get(key);
+    if (record === undefined) return;
+    indexed.delete(key);
+    ungroup(key, record);
+    loginLost(record);
+  }
+  function add(key: string, record: TokenRecord): void {
+    const before = indexed.get(key);
+    if (before !== undefined) ungroup(key, before);
+    indexed.set(key, record);
+    group(key, record);
+    // A token rewritten in place (revoked, marked used) is not a new use of its login.
+    if (before === undefined) loginGained(record);
+    else if (before.family !== record.family || before.api_key_id !== record.api_key_id) {
+      loginLost(before);
+      loginGained(record);
     }
   }
 
@@ -63,5 +104,22 @@ export function createTokenIndex(state: StateStore) {
     ofFamily: (family: string) => members(`f:${family}`),
     ofApiKey: (id: string) => members(`k:${id}`),
     ofCredential: (id: string) => members(`c:${id}`),
+    /** A family's tokens with their records, oldest issued first. */
+    familyByAge(family: string): Array<[string, TokenRecord]> {
+      return members(`f:${family}`)
+        .map((key): [string, TokenRecord] => [key, indexed.get(key) as TokenRecord])
+        .sort((a, b) => a[1].issued_at - b[1].issued_at);
+    },
+    /** The key's logins beyond the `keep` most recently used, least recently used first. */
+    loginsBeyond(apiKeyId: string, keep: number): string[] {
+      const logins = loginsByKey.get(apiKeyId);
+      if (logins === undefined || logins.size <= keep) return [];
+      const over: string[] = [];
+      for (const family of logins.keys()) {
+        if (over.length >= logins.size - keep) break;
+        over.push(family);
+      }
+      return over;
+    },
   };
 }

@@ -11,6 +11,7 @@ import type { Clock } from '../lib/clock.js';
 import { GatehouseError } from '../lib/errors.js';
 import { randomBytes } from '../lib/random.js';
 import { generateToken, hashSecret, hasSecretShape, tokenId } from '../lib/secrets.js';
+import { endLeastRecentLogins, trimLogin } from './login-bounds.js';
 import { type LoginThrottle, throttleKeys } from './login-throttle.js';
 import type { PolicyResolver } from './policy-resolver.js';
 import { actorOf, eventContext, type Principal, type RequestContext } from './principal.js';
@@ -37,6 +38,8 @@ export interface TokenResponse {
 export interface TokenSettings {
   accessTtlMs: number;
   refreshTtlMs: number;
+  /** Logins one API key may hold at once; a new one ends the least recently used (login-bounds.ts). */
+  maxLoginsPerKey: number;
 }
 
 /** What an agent's token carries beyond its principal. */
@@ -264,13 +267,18 @@ export function createTokenService(deps: {
         );
       const family = randomBytes(12).toString('base64url');
       const { ops, response } = tokenOps(key.principal, family, key.id, settings.accessTtlMs, scopeOfKey(key));
+      const ending = endLeastRecentLogins(deps.index, key.id, settings.maxLoginsPerKey);
       const issued = eventOnCommit(audit, {
         type: 'auth.token.issued',
         actor: { kind: key.principal.kind, id: key.principal.id, name: owner?.name },
         ...eventContext(ctx),
-        data: { api_key_id: key.id, expires_in: response.expires_in },
+        data: {
+          api_key_id: key.id,
+          expires_in: response.expires_in,
+          ...(ending.ended > 0 ? { ended_logins: ending.ended } : {}),
+        },
       });
-      await state.write([{ key: keys.apiKey(key.id), is: 'present' }], ops, issued);
+      await state.write([{ key: keys.apiKey(key.id), is: 'present' }], [...ending.ops, ...ops], issued);
       await issued.done();
       return response;
     },
@@ -378,7 +386,8 @@ export function createTokenService(deps: {
       });
       try {
         // The revision check makes two racing refreshes of one token yield one winner.
-        await state.write([{ key: item.key, revision: item.revision }], [used, ...ops], refreshed);
+        const trimmed = trimLogin(deps.index, record.family, ops.length, item.key);
+        await state.write([{ key: item.key, revision: item.revision }], [...trimmed, used, ...ops], refreshed);
       } catch (error) {
         if (error instanceof BackendError)
           throw new GatehouseError('token_revoked', 'this refresh token was just used');

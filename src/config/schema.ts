@@ -170,6 +170,12 @@ export const ConfigSchema = Type.Object(
       {
         access_ttl: Type.String({ ...Duration, default: '1h' }),
         refresh_ttl: Type.String({ ...Duration, default: '24h' }),
+        max_logins_per_key: Type.Integer({
+          minimum: 1,
+          maximum: 1_000_000,
+          default: 1000,
+          description: 'Logins one API key holds at once; another ends its least recently used login.',
+        }),
       },
       { additionalProperties: false, default: {} },
     ),

@@ -1,0 +1,39 @@
+// Bounds on what one API key, or one login, keeps in the token store. Every login stores two token
+// records and every refresh two more, each kept until a day after it expires so that its holder hears
+// why it stopped working: ~2.2 KB of memory per login on every instance. Unbounded, one valid key
+// logging in (or refreshing) in a loop — a misbehaving agent, or whoever stole the key — grows every
+// auth instance by ~1.9 GB a day at 100 logins/s. As GitHub does with OAuth tokens (10 per user, app
+// and scope), the least recently used login goes when a key has too many, and a login keeps only its
+// last few rotations. Ended tokens are deleted, not revoked: a revocation is a record kept for a day.
+import type { Operation } from '../backend/types.js';
+import type { TokenIndex } from './token-index.js';
+
+/** Tokens one login keeps: ten rotations' access and refresh tokens (reuse of an older one is no longer detected). */
+export const MAX_TOKENS_PER_LOGIN = 20;
+
+const deleteOf = (key: string): Operation => ({ type: 'delete', key });
+
+/** Ends the key's least recently used logins, so that with the one being added it holds at most `max`. */
+export function endLeastRecentLogins(
+  index: Pick<TokenIndex, 'loginsBeyond' | 'ofFamily'>,
+  apiKeyId: string,
+  max: number,
+): { ended: number; ops: Operation[] } {
+  const families = index.loginsBeyond(apiKeyId, max - 1);
+  return { ended: families.length, ops: families.flatMap((f) => index.ofFamily(f).map(deleteOf)) };
+}
+
+/**
+ * Drops a login's oldest tokens, so that with `adding` new ones it holds at most
+ * MAX_TOKENS_PER_LOGIN; never `keep` (the refresh token being rotated, written in the same batch).
+ */
+export function trimLogin(
+  index: Pick<TokenIndex, 'familyByAge'>,
+  family: string,
+  adding: number,
+  keep: string,
+): Operation[] {
+  const tokens = index.familyByAge(family).filter(([key]) => key !== keep);
+  const over = tokens.length + 1 + adding - MAX_TOKENS_PER_LOGIN;
+  return over > 0 ? tokens.slice(0, over).map(([key]) => deleteOf(key)) : [];
+}
