@@ -39,6 +39,9 @@ async function main(): Promise<void> {
       bootstrap_api_key: apiKey,
       log_level: 'warn',
       ...(process.env.BENCH_SQLITE_SYNCHRONOUS ? { 'sqlite.synchronous': process.env.BENCH_SQLITE_SYNCHRONOUS } : {}),
+      ...(process.env.BENCH_MAX_LOGINS_PER_KEY
+        ? { 'tokens.max_logins_per_key': Number(process.env.BENCH_MAX_LOGINS_PER_KEY) }
+        : {}),
     },
   });
   // Same level as configured, but on stderr: stdout carries the ready line.

@@ -100,3 +100,26 @@ test('a login keeps its last ten rotations; reuse among them still ends it', asy
   assert.equal(after.status, 401);
   assert.equal(after.json.code, 'token_revoked', 'and ends the login');
 });
+
+test('logins of one key at the same time end different logins, each counted once', async () => {
+  const user = await userWithRoles(server, 'concurrent', ['auditor']);
+  const keyEvents = async () =>
+    (
+      await api(server.url, 'GET', '/v1/events?type=auth.token.issued&per_page=100', { token: server.adminToken })
+    ).json.events.filter((e: { actor: { id: string } }) => e.actor.id === user.id);
+  for (let i = 0; i < 2; i++) await login(user.apiKey); // three logins held: the limit
+  const pairs = await Promise.all(Array.from({ length: 12 }, () => login(user.apiKey)));
+  const issued = await keyEvents();
+  assert.equal(issued.length, 15);
+  const ended = issued.reduce(
+    (sum: number, e: { data: { ended_logins?: number } }) => sum + (e.data.ended_logins ?? 0),
+    0,
+  );
+  assert.equal(ended, 12, 'each of the twelve ended one login, none the same one twice');
+  const held = server.gatehouse.services.state
+    .list<{ principal: { id: string } }>('tokens/')
+    .filter((item) => item.value.principal.id === user.id);
+  assert.equal(held.length, 6, 'three logins held');
+  const working = (await Promise.all(pairs.map(use))).filter((r) => r.status === 200).length;
+  assert.equal(working, 3, 'the three that were admitted last');
+});

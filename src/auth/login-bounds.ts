@@ -13,14 +13,18 @@ export const MAX_TOKENS_PER_LOGIN = 20;
 
 const deleteOf = (key: string): Operation => ({ type: 'delete', key });
 
-/** Ends the key's least recently used logins, so that with the one being added it holds at most `max`. */
-export function endLeastRecentLogins(
-  index: Pick<TokenIndex, 'loginsBeyond' | 'ofFamily'>,
+/**
+ * Admits a new login (`family`) of the key, ending its least recently used logins so that it holds at
+ * most `max`: their tokens' deletions, to be written with the new login's tokens; `undo` if that fails.
+ */
+export function admitLogin(
+  index: Pick<TokenIndex, 'admitLogin' | 'ofFamily'>,
   apiKeyId: string,
+  family: string,
   max: number,
-): { ended: number; ops: Operation[] } {
-  const families = index.loginsBeyond(apiKeyId, max - 1);
-  return { ended: families.length, ops: families.flatMap((f) => index.ofFamily(f).map(deleteOf)) };
+): { ended: number; ops: Operation[]; undo(): void } {
+  const { ended, undo } = index.admitLogin(apiKeyId, family, max);
+  return { ended: ended.length, ops: ended.flatMap((f) => index.ofFamily(f).map(deleteOf)), undo };
 }
 
 /**

@@ -85,31 +85,48 @@ test("an API key's logins are kept least recently used first: a new token moves 
     [key(1), token('f1')],
     [key(2), token('f2')],
   ]);
+  // Admitting a login with room for one ends every other; undone, it changes nothing.
+  const order = (apiKeyId: string): string[] => {
+    const probe = index.admitLogin(apiKeyId, 'probe', 1);
+    probe.undo();
+    return probe.ended;
+  };
   put(key(3), token('f3'));
   put(key(4), token('f4', { api_key_id: 'key_b' }));
-  assert.deepEqual(index.loginsBeyond('key_a', 0), ['f1', 'f2', 'f3'], 'in the order they got their tokens');
-  assert.deepEqual(index.loginsBeyond('key_a', 1), ['f1', 'f2'], 'all but the most recent one');
-  assert.deepEqual(index.loginsBeyond('key_a', 3), [], 'none beyond what is kept');
-  assert.deepEqual(index.loginsBeyond('key_b', 0), ['f4'], "another key's logins are its own");
+  assert.deepEqual(order('key_a'), ['f1', 'f2', 'f3'], 'in the order they got their tokens');
+  assert.deepEqual(order('key_a'), ['f1', 'f2', 'f3'], 'undo put them back in order');
+  assert.deepEqual(order('key_b'), ['f4'], "another key's logins are its own");
 
   put(key(5), token('f1', { kind: 'refresh', issued_at: 2 }));
-  assert.deepEqual(
-    index.loginsBeyond('key_a', 0),
-    ['f2', 'f3', 'f1'],
-    'a new token (a refresh) makes its login recent',
-  );
+  assert.deepEqual(order('key_a'), ['f2', 'f3', 'f1'], 'a new token (a refresh) makes its login recent');
   put(key(2), token('f2', { revoked_at: 3 }));
-  assert.deepEqual(index.loginsBeyond('key_a', 0), ['f2', 'f3', 'f1'], 'a revoked or used token is not a use');
+  assert.deepEqual(order('key_a'), ['f2', 'f3', 'f1'], 'a revoked or used token is not a use');
 
   drop(key(1));
-  assert.deepEqual(
-    index.loginsBeyond('key_a', 0),
-    ['f2', 'f3', 'f1'],
-    'a login stays while any of its tokens is stored',
-  );
+  assert.deepEqual(order('key_a'), ['f2', 'f3', 'f1'], 'a login stays while any of its tokens is stored');
   drop(key(5));
   drop(key(2));
-  assert.deepEqual(index.loginsBeyond('key_a', 0), ['f3'], 'and goes with its last one');
+  assert.deepEqual(order('key_a'), ['f3'], 'and goes with its last one');
+});
+
+test('logins admitted together end different logins, and count each other before their tokens arrive', () => {
+  const { index, put, drop } = feed([1, 2, 3].map((n) => [key(n), token(`f${n}`)]));
+  assert.deepEqual(index.admitLogin('key_a', 'f4', 4).ended, [], 'room for a fourth');
+  assert.deepEqual(index.admitLogin('key_a', 'f5', 4).ended, ['f1'], 'the fourth, in flight, counts');
+  const sixth = index.admitLogin('key_a', 'f6', 4);
+  assert.deepEqual(sixth.ended, ['f2'], 'not f1 again');
+  sixth.undo();
+  assert.deepEqual(index.admitLogin('key_a', 'f7', 4).ended, ['f2'], 'an undone admission gives its login back');
+  // The writes land: f1's and f2's tokens deleted, the new logins' tokens stored.
+  drop(key(1));
+  drop(key(2));
+  for (const [n, f] of [
+    [4, 'f4'],
+    [5, 'f5'],
+    [7, 'f7'],
+  ] as const)
+    put(key(n), token(f));
+  assert.deepEqual(index.admitLogin('key_a', 'f8', 4).ended, ['f3'], 'four logins held: f3, f4, f5, f7');
 });
 
 test("a login's tokens come oldest issued first", () => {

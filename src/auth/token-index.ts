@@ -110,16 +110,35 @@ export function createTokenIndex(state: StateStore) {
         .map((key): [string, TokenRecord] => [key, indexed.get(key) as TokenRecord])
         .sort((a, b) => a[1].issued_at - b[1].issued_at);
     },
-    /** The key's logins beyond the `keep` most recently used, least recently used first. */
-    loginsBeyond(apiKeyId: string, keep: number): string[] {
-      const logins = loginsByKey.get(apiKeyId);
-      if (logins === undefined || logins.size <= keep) return [];
-      const over: string[] = [];
-      for (const family of logins.keys()) {
-        if (over.length >= logins.size - keep) break;
-        over.push(family);
+    /**
+     * Makes room for a new login of the key, so that it holds at most `max`: the least recently used
+     * logins to end leave the order at once (their tokens stay indexed until their deletion arrives),
+     * so logins in flight together end different ones. `undo` puts them back if the write fails.
+     */
+    admitLogin(apiKeyId: string, family: string, max: number): { ended: string[]; undo(): void } {
+      let logins = loginsByKey.get(apiKeyId);
+      if (logins === undefined) {
+        logins = new Map();
+        loginsByKey.set(apiKeyId, logins);
       }
-      return over;
+      const ended: Array<[string, number]> = [];
+      for (const [f, count] of logins) {
+        if (logins.size - ended.length < max) break;
+        ended.push([f, count]);
+      }
+      for (const [f] of ended) logins.delete(f);
+      // Held in place until its tokens arrive (count 0), so later logins count it.
+      if (!logins.has(family)) logins.set(family, 0);
+      return {
+        ended: ended.map(([f]) => f),
+        undo() {
+          const now = loginsByKey.get(apiKeyId) ?? new Map<string, number>();
+          if (now.get(family) === 0) now.delete(family);
+          const restored = new Map([...ended, ...now]);
+          if (restored.size === 0) loginsByKey.delete(apiKeyId);
+          else loginsByKey.set(apiKeyId, restored);
+        },
+      };
     },
   };
 }

@@ -11,7 +11,7 @@ import type { Clock } from '../lib/clock.js';
 import { GatehouseError } from '../lib/errors.js';
 import { randomBytes } from '../lib/random.js';
 import { generateToken, hashSecret, hasSecretShape, tokenId } from '../lib/secrets.js';
-import { endLeastRecentLogins, trimLogin } from './login-bounds.js';
+import { admitLogin, trimLogin } from './login-bounds.js';
 import { type LoginThrottle, throttleKeys } from './login-throttle.js';
 import type { PolicyResolver } from './policy-resolver.js';
 import { actorOf, eventContext, type Principal, type RequestContext } from './principal.js';
@@ -267,7 +267,7 @@ export function createTokenService(deps: {
         );
       const family = randomBytes(12).toString('base64url');
       const { ops, response } = tokenOps(key.principal, family, key.id, settings.accessTtlMs, scopeOfKey(key));
-      const ending = endLeastRecentLogins(deps.index, key.id, settings.maxLoginsPerKey);
+      const ending = admitLogin(deps.index, key.id, family, settings.maxLoginsPerKey);
       const issued = eventOnCommit(audit, {
         type: 'auth.token.issued',
         actor: { kind: key.principal.kind, id: key.principal.id, name: owner?.name },
@@ -278,7 +278,12 @@ export function createTokenService(deps: {
           ...(ending.ended > 0 ? { ended_logins: ending.ended } : {}),
         },
       });
-      await state.write([{ key: keys.apiKey(key.id), is: 'present' }], [...ending.ops, ...ops], issued);
+      try {
+        await state.write([{ key: keys.apiKey(key.id), is: 'present' }], [...ending.ops, ...ops], issued);
+      } catch (error) {
+        ending.undo();
+        throw error;
+      }
       await issued.done();
       return response;
     },
