@@ -129,6 +129,20 @@ test('logins admitted together end different logins, and count each other before
   assert.deepEqual(index.admitLogin('key_a', 'f8', 4).ended, ['f3'], 'four logins held: f3, f4, f5, f7');
 });
 
+test('a login still being written is never ended; the next login after it lands ends the excess', () => {
+  const { index, put } = feed([[key(1), token('f1')]]);
+  assert.deepEqual(index.admitLogin('key_a', 'f2', 2).ended, []);
+  assert.deepEqual(index.admitLogin('key_a', 'f3', 2).ended, ['f1']);
+  assert.deepEqual(index.admitLogin('key_a', 'f4', 2).ended, [], 'f2 and f3 have no tokens yet: nothing to end');
+  for (const [n, f] of [
+    [2, 'f2'],
+    [3, 'f3'],
+    [4, 'f4'],
+  ] as const)
+    put(key(n), token(f));
+  assert.deepEqual(index.admitLogin('key_a', 'f5', 2).ended, ['f2', 'f3'], 'back to two: f4 and f5');
+});
+
 test("a login's tokens come oldest issued first", () => {
   const { index, put } = feed([]);
   put(key(1), token('f1', { issued_at: 30 }));

@@ -111,9 +111,10 @@ export function createTokenIndex(state: StateStore) {
         .sort((a, b) => a[1].issued_at - b[1].issued_at);
     },
     /**
-     * Makes room for a new login of the key, so that it holds at most `max`: the least recently used
-     * logins to end leave the order at once (their tokens stay indexed until their deletion arrives),
-     * so logins in flight together end different ones. `undo` puts them back if the write fails.
+     * Makes room for a new login of the key, so that it holds at most `max` once the logins in flight
+     * have landed: the least recently used logins to end leave the order at once (their tokens stay
+     * indexed until their deletion arrives), so logins in flight together end different ones.
+     * `undo` puts them back if the write fails.
      */
     admitLogin(apiKeyId: string, family: string, max: number): { ended: string[]; undo(): void } {
       let logins = loginsByKey.get(apiKeyId);
@@ -124,6 +125,9 @@ export function createTokenIndex(state: StateStore) {
       const ended: Array<[string, number]> = [];
       for (const [f, count] of logins) {
         if (logins.size - ended.length < max) break;
+        // A login still being written has no token to delete yet: it counts, but is not ended; the
+        // key is over its bound by the logins in flight until the next login ends the excess.
+        if (count === 0) continue;
         ended.push([f, count]);
       }
       for (const [f] of ended) logins.delete(f);
