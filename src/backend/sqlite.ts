@@ -57,8 +57,9 @@ export interface SqliteBackendOptions {
   now?: () => number;
 }
 
-export function openSqliteBackend(opts: SqliteBackendOptions): Backend {
-  const db = new Database(opts.path);
+/** Opens the file as the store uses it, migrated; throws what is wrong with it (locked, newer). */
+function openDatabase(path: string): Database.Database {
+  const db = new Database(path);
   try {
     db.pragma('journal_mode = WAL');
     // FULL durability is kept by syncing the WAL ourselves before acknowledging (below).
@@ -73,6 +74,16 @@ export function openSqliteBackend(opts: SqliteBackendOptions): Backend {
     db.close();
     throw error;
   }
+  return db;
+}
+
+/** Checks that the store's file opens and is migrated, on this thread (sqlite-threaded.ts). */
+export function checkSqliteFile(path: string): void {
+  openDatabase(path).close();
+}
+
+export function openSqliteBackend(opts: SqliteBackendOptions): Backend {
+  const db = openDatabase(opts.path);
   const now = opts.now ?? Date.now;
   const syncer: WalSyncer | undefined =
     (opts.synchronous ?? 'FULL') === 'FULL' && !db.memory
