@@ -1,9 +1,8 @@
 // Starts a real Gatehouse on a free loopback port over a fresh data dir, stores N agents through
 // the API, and announces its URL. Usage: node --import tsx bench/serve-gatehouse.ts <data-dir>
 // with BENCH_API_KEY (the bootstrap admin API key, 32+ chars) and optionally BENCH_AGENTS (1000) and
-// BENCH_SQLITE_SYNCHRONOUS (FULL, the default, or NORMAL: to see what the fsyncs cost),
-// BENCH_MAX_LOGINS_PER_KEY (tokens.max_logins_per_key, 1,000 by default: to see what ending the least
-// recently used login costs), and BENCH_CPU_PROFILE=<file> for a CPU profile of the serving (setup excluded).
+// BENCH_SQLITE_SYNCHRONOUS (FULL, the default, or NORMAL: to see what the fsyncs cost), and
+// BENCH_CPU_PROFILE=<file> for a CPU profile of the serving (setup excluded).
 import { rmSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import pino from 'pino';

@@ -5,7 +5,6 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import { openSqliteBackend } from '../src/backend/sqlite.js';
-import { openThreadedSqliteBackend } from '../src/backend/sqlite-threaded.js';
 import type { Backend } from '../src/backend/types.js';
 import { runBackendConformance } from './conformance/backend-conformance.js';
 import { eventKey, record, tempDir } from './conformance/helpers.js';
@@ -35,36 +34,6 @@ for (const synchronous of ['FULL', 'NORMAL'] as const) {
     { inProcessWatch: true },
   );
 }
-
-// What Gatehouse runs: the same backend on a thread of its own (src/backend/sqlite-threaded.ts).
-runBackendConformance(
-  'sqlite on its own thread',
-  async (opts = {}) => {
-    const tmp = tempDir('backend-threaded');
-    const path = join(tmp.dir, 'state.db');
-    const opened: Backend[] = [];
-    // Ready once its thread answers, as Gatehouse's start-up waits for the store's ping.
-    const open = async (): Promise<Backend> => {
-      const backend = openThreadedSqliteBackend({
-        path,
-        synchronous: 'FULL',
-        ...(opts.sweepIntervalMs !== undefined ? { sweepIntervalMs: opts.sweepIntervalMs } : {}),
-      });
-      opened.push(backend);
-      await backend.ping();
-      return backend;
-    };
-    return {
-      backend: await open(),
-      reopen: open,
-      async cleanup() {
-        for (const backend of opened) await backend.close();
-        tmp.remove();
-      },
-    };
-  },
-  { inProcessWatch: true },
-);
 
 describe('sqlite backend specifics', () => {
   const tmp = tempDir('backend-specific');
@@ -110,28 +79,6 @@ describe('sqlite backend specifics', () => {
       () => openSqliteBackend({ path }),
       /the state database is at schema version 2, newer than this Gatehouse \(1\); upgrade Gatehouse/,
     );
-    // On its own thread, the store is refused the same way, at once.
-    assert.throws(
-      () => openThreadedSqliteBackend({ path, synchronous: 'FULL' }),
-      /the state database is at schema version 2, newer than this Gatehouse \(1\); upgrade Gatehouse/,
-    );
-  });
-
-  test('on its own thread, a write is in the file once acknowledged: another connection reads it at once', async () => {
-    const path = freshPath();
-    const backend = openThreadedSqliteBackend({ path, synchronous: 'FULL' });
-    const item = await backend.put('durable', 'yes');
-    const reader = new Database(path, { readonly: true });
-    try {
-      assert.deepEqual(reader.prepare('SELECT value, revision FROM kv WHERE key = ?').get('durable'), {
-        value: 'yes',
-        revision: item.revision,
-      });
-    } finally {
-      reader.close();
-      await backend.close();
-    }
-    await assert.rejects(backend.put('after', 'x'), /backend is closed/);
   });
 
   test('the sweeper removes expired rows from the file, not just from reads', async () => {

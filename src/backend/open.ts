@@ -8,7 +8,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { ConfigError } from '../config/load.js';
 import { openEtcdBackend, parseEtcdUrl } from './etcd.js';
 import { openPostgresBackend, parsePostgresBackendUrl } from './postgres.js';
-import { openThreadedSqliteBackend } from './sqlite-threaded.js';
+import { openSqliteBackend } from './sqlite.js';
 import type { Backend } from './types.js';
 import { guardBackend, pgUnavailable } from './unavailable.js';
 
@@ -52,5 +52,5 @@ export function openBackend(
     // Connects and migrates in the background; every operation (and ping) waits for that.
     return guardBackend(openPostgresBackend({ url }), 'PostgreSQL', pgUnavailable);
   }
-  return openThreadedSqliteBackend({ path: sqliteBackendPath(url, opts.dataDir), synchronous: opts.synchronous });
+  return openSqliteBackend({ path: sqliteBackendPath(url, opts.dataDir), synchronous: opts.synchronous });
 }

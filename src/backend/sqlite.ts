@@ -57,9 +57,8 @@ export interface SqliteBackendOptions {
   now?: () => number;
 }
 
-/** Opens the file as the store uses it, migrated; throws what is wrong with it (locked, newer). */
-function openDatabase(path: string): Database.Database {
-  const db = new Database(path);
+export function openSqliteBackend(opts: SqliteBackendOptions): Backend {
+  const db = new Database(opts.path);
   try {
     db.pragma('journal_mode = WAL');
     // FULL durability is kept by syncing the WAL ourselves before acknowledging (below).
@@ -74,16 +73,6 @@ function openDatabase(path: string): Database.Database {
     db.close();
     throw error;
   }
-  return db;
-}
-
-/** Checks that the store's file opens and is migrated, on this thread (sqlite-threaded.ts). */
-export function checkSqliteFile(path: string): void {
-  openDatabase(path).close();
-}
-
-export function openSqliteBackend(opts: SqliteBackendOptions): Backend {
-  const db = openDatabase(opts.path);
   const now = opts.now ?? Date.now;
   const syncer: WalSyncer | undefined =
     (opts.synchronous ?? 'FULL') === 'FULL' && !db.memory
