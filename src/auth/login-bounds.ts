@@ -18,13 +18,13 @@ const deleteOf = (key: string): Operation => ({ type: 'delete', key });
  * most `max`: their tokens' deletions, to be written with the new login's tokens; `undo` if that fails.
  */
 export function admitLogin(
-  index: Pick<TokenIndex, 'admitLogin' | 'ofFamily'>,
+  index: Pick<TokenIndex, 'admitLogin'>,
   apiKeyId: string,
   family: string,
   max: number,
 ): { ended: number; ops: Operation[]; undo(): void } {
-  const { ended, undo } = index.admitLogin(apiKeyId, family, max);
-  return { ended: ended.length, ops: ended.flatMap((f) => index.ofFamily(f).map(deleteOf)), undo };
+  const { ended, tokens, undo } = index.admitLogin(apiKeyId, family, max);
+  return { ended: ended.length, ops: tokens.map(deleteOf), undo };
 }
 
 /**

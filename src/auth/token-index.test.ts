@@ -143,6 +143,23 @@ test('a login still being written is never ended; the next login after it lands 
   assert.deepEqual(index.admitLogin('key_a', 'f5', 2).ended, ['f2', 'f3'], 'back to two: f4 and f5');
 });
 
+test('an ended login that gets a token before its deletion lands stays listed with that token', () => {
+  const { index, put, drop } = feed([
+    [key(1), token('f1')],
+    [key(2), token('f1', { kind: 'refresh' })],
+  ]);
+  const admitted = index.admitLogin('key_a', 'f2', 1);
+  assert.deepEqual(admitted.ended, ['f1']);
+  assert.deepEqual(admitted.tokens.sort(), [key(1), key(2)], 'the tokens to delete');
+  put(key(3), token('f1', { issued_at: 5 })); // a refresh of f1 lands first
+  put(key(4), token('f2'));
+  drop(key(1)); // then the login's write: f1's two old tokens go
+  drop(key(2));
+  const next = index.admitLogin('key_a', 'f5', 1);
+  assert.deepEqual(next.ended, ['f1', 'f2'], 'f1 is still listed, by its one remaining token');
+  assert.deepEqual(next.tokens.sort(), [key(3), key(4)]);
+});
+
 test("a login's tokens come oldest issued first", () => {
   const { index, put } = feed([]);
   put(key(1), token('f1', { issued_at: 30 }));

@@ -19,6 +19,8 @@ export function createTokenIndex(state: StateStore) {
   const indexed = new Map<string, TokenRecord>();
   /** Per API key: its logins (families) → how many of their tokens are stored, least recently issued first. */
   const loginsByKey = new Map<string, Map<string, number>>();
+  /** Tokens of ended logins whose deletion is on its way: their login has already left the order. */
+  const departing = new Set<string>();
 
   // A delegated token belongs to both principals: ending either ends it.
   const groups = (t: TokenRecord): string[] => {
@@ -73,7 +75,8 @@ export function createTokenIndex(state: StateStore) {
     if (record === undefined) return;
     indexed.delete(key);
     ungroup(key, record);
-    loginLost(record);
+    // Counted out when its login was ended: a token that login got since (a refresh) keeps it listed.
+    if (!departing.delete(key)) loginLost(record);
   }
   function add(key: string, record: TokenRecord): void {
     const before = indexed.get(key);
@@ -116,7 +119,7 @@ export function createTokenIndex(state: StateStore) {
      * indexed until their deletion arrives), so logins in flight together end different ones.
      * `undo` puts them back if the write fails.
      */
-    admitLogin(apiKeyId: string, family: string, max: number): { ended: string[]; undo(): void } {
+    admitLogin(apiKeyId: string, family: string, max: number): { ended: string[]; tokens: string[]; undo(): void } {
       let logins = loginsByKey.get(apiKeyId);
       if (logins === undefined) {
         logins = new Map();
@@ -131,14 +134,20 @@ export function createTokenIndex(state: StateStore) {
         ended.push([f, count]);
       }
       for (const [f] of ended) logins.delete(f);
+      const tokens = ended.flatMap(([f]) => members(`f:${f}`));
+      for (const t of tokens) departing.add(t);
       // Held in place until its tokens arrive (count 0), so later logins count it.
       if (!logins.has(family)) logins.set(family, 0);
       return {
         ended: ended.map(([f]) => f),
+        tokens,
         undo() {
+          for (const t of tokens) departing.delete(t);
           const now = loginsByKey.get(apiKeyId) ?? new Map<string, number>();
           if (now.get(family) === 0) now.delete(family);
-          const restored = new Map([...ended, ...now]);
+          // An ended login that got a token meanwhile is listed again: its counts add up.
+          const back = ended.map(([f, count]): [string, number] => [f, count + (now.get(f) ?? 0)]);
+          const restored = new Map([...back, ...[...now].filter(([f]) => !back.some(([b]) => b === f))]);
           if (restored.size === 0) loginsByKey.delete(apiKeyId);
           else loginsByKey.set(apiKeyId, restored);
         },
