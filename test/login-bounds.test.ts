@@ -26,6 +26,11 @@ async function refresh(pair: Pair): Promise<Pair> {
   return res.json;
 }
 const use = (pair: Pair) => api(server.url, 'GET', '/v1/events?per_page=1', { token: pair.access_token });
+// What every instance holds in memory for a user: its token records in the state cache.
+const heldTokens = (userId: string) =>
+  server.gatehouse.services.state
+    .list<{ principal: { id: string } }>('tokens/')
+    .filter((item) => item.value.principal.id === userId);
 const latestIssued = async () =>
   (await api(server.url, 'GET', '/v1/events?type=auth.token.issued&per_page=1', { token: server.adminToken })).json
     .events[0];
@@ -67,11 +72,7 @@ test('a key logging in in a loop keeps only its newest logins in the store', asy
   assert.equal((await use(pairs[26] as Pair)).status, 401);
   for (const pair of pairs.slice(27)) assert.equal((await use(pair)).status, 200);
 
-  // What every instance holds in memory: the state cache.
-  const held = server.gatehouse.services.state
-    .list<{ principal: { id: string } }>('tokens/')
-    .filter((item) => item.value.principal.id === user.id);
-  assert.equal(held.length, 6, 'three logins of two tokens each, nothing else kept');
+  assert.equal(heldTokens(user.id).length, 6, 'three logins of two tokens each, nothing else kept');
 });
 
 test('a login keeps its last ten rotations; reuse among them still ends it', async () => {
@@ -118,10 +119,7 @@ test('logins of one key at the same time end different logins, each counted once
     0,
   );
   assert.equal(ended, 13, 'sixteen logins, three held: thirteen ended, none counted twice');
-  const held = server.gatehouse.services.state
-    .list<{ principal: { id: string } }>('tokens/')
-    .filter((item) => item.value.principal.id === user.id);
-  assert.equal(held.length, 6, 'three logins held');
+  assert.equal(heldTokens(user.id).length, 6, 'three logins held');
   const working = (await Promise.all([...pairs, last].map(use))).filter((r) => r.status === 200).length;
   assert.equal(working, 3, 'the three admitted last');
 });
