@@ -325,9 +325,10 @@ export function createAgentService(deps: {
           ...nameOps,
         ];
         try {
-          await state.write(
+          await state.writeInParts(
             [{ key: item.key, revision: item.revision }, ...(plan?.conditions.slice(1) ?? []), ...nameConditions],
             operations,
+            plan?.cleanup ?? [],
           );
         } catch (error) {
           const taken =
@@ -373,7 +374,7 @@ export function createAgentService(deps: {
       const { agent, plan } = await withRetry(async () => {
         const item = findItem(id);
         const plan = deps.killSwitch.plan(item, 'deleted', clock());
-        await state.write(plan.conditions, plan.operations);
+        await state.writeInParts(plan.conditions, plan.operations, plan.cleanup);
         return { agent: item.value, plan };
       }).catch((error: unknown) => {
         if (error instanceof BackendError) throw conflict('the agent changed while this request was applied; retry');

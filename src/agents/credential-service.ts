@@ -96,14 +96,16 @@ export function createCredentialService(deps: {
           value: JSON.stringify({ ...c, revoked_at: isoTime(now), revoked_reason: 'revoked' }),
           ...(item.expiresAt !== undefined ? { expiresAt: item.expiresAt } : {}),
         },
-        ...tokenOps,
       ];
       if (c.api_key_id) {
         const key = state.get<{ hash: string }>(keys.apiKey(c.api_key_id));
         if (key)
           operations.push({ type: 'delete', key: key.key }, { type: 'delete', key: keys.apiKeyHash(key.value.hash) });
       }
-      await translateConflicts(() => state.write([{ key: item.key, revision: item.revision }], operations));
+      // The revoked record alone stops its tokens (principal-pipeline.ts); they are marked after it.
+      await translateConflicts(() =>
+        state.writeInParts([{ key: item.key, revision: item.revision }], operations, tokenOps),
+      );
       await audit.record({
         type: 'agent.credential.revoked',
         actor: actorOf(ctx),

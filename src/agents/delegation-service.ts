@@ -135,9 +135,11 @@ export function createDelegationService(deps: {
           ...(c.expiresAt !== undefined ? { expiresAt: c.expiresAt } : {}),
         }));
       await translateConflicts(() =>
-        state.write(
+        // Without the grant no token acts for the user (principal-pipeline.ts); they are marked after it.
+        state.writeInParts(
           [{ key: item.key, revision: item.revision }],
-          [{ type: 'delete', key: item.key }, ...tokenOps, ...credentialOps],
+          [{ type: 'delete', key: item.key }],
+          [...tokenOps, ...credentialOps],
         ),
       );
       await audit.record({

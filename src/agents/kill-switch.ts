@@ -4,6 +4,9 @@
 // instance sees the write through the backend watch, and authentication reads only that cache, so
 // the next request with any of its tokens fails, everywhere. After the write, confirmEnded asks the
 // proxies holding its sessions to end them now and reports which confirmed (cluster/session-bus.ts).
+// On etcd one write carries at most 128 operations: an agent holding more is stopped by the status
+// change first (every door checks it), and the rest is written down after it in parts
+// (StateStore.writeInParts), what it issued to others and its sessions first.
 
 import type { AgentRecord, ApiKeyRecord, CredentialRecord, DelegationGrant } from '../auth/records.js';
 import { keys, prefixes } from '../auth/records.js';
@@ -31,7 +34,10 @@ export interface IssuedForOthers {
 
 export interface KillPlan {
   conditions: Condition[];
+  /** The agent's own record: changing it alone stops every token, key and credential of the agent. */
   operations: Operation[];
+  /** Everything else the agent holds, marked ended; for StateStore.writeInParts. */
+  cleanup: Operation[];
   revokedTokens: number;
   revokedCredentials: number;
   deletedApiKeys: number;
@@ -116,6 +122,7 @@ export function createKillSwitch(deps: {
     const reason = REASON[action];
     const conditions: Condition[] = [{ key: agent.key, revision: agent.revision }];
     const operations: Operation[] = [];
+    const cleanup: Operation[] = [];
 
     if (action === 'deleted') {
       operations.push(
@@ -131,24 +138,30 @@ export function createKillSwitch(deps: {
       operations.push({ type: 'put', key: agent.key, value: JSON.stringify(updated) });
     }
 
+    // First what the agent's status does not stop by itself: what it issued to others, its sessions.
+    const issued = takeBackIssued(a.id, now, `issuer_${reason}`);
+    cleanup.push(...issued.operations);
+    const { ids: endedSessions, operations: sessionOps } = sessionTerminationOps(state, a.id, now, REASON[action]);
+    cleanup.push(...sessionOps);
+
     const tokenOps = tokenRevocationOps(state, deps.tokenIndex.ofPrincipal(a.id), now, reason);
-    operations.push(...tokenOps);
+    cleanup.push(...tokenOps);
 
     const apiKeys = state.list<ApiKeyRecord>(prefixes.apiKeys).filter((k) => k.value.principal.id === a.id);
     for (const k of apiKeys) {
-      operations.push({ type: 'delete', key: k.key }, { type: 'delete', key: keys.apiKeyHash(k.value.hash) });
+      cleanup.push({ type: 'delete', key: k.key }, { type: 'delete', key: keys.apiKeyHash(k.value.hash) });
     }
 
     let revokedCredentials = 0;
     for (const c of state.list<CredentialRecord>(keys.credentialsOf(a.id))) {
       if (action === 'deleted') {
-        operations.push({ type: 'delete', key: c.key });
+        cleanup.push({ type: 'delete', key: c.key });
         continue;
       }
       if (c.value.revoked_at !== undefined || Date.parse(c.value.expires_at) <= now) continue;
       revokedCredentials++;
       const revoked: CredentialRecord = { ...c.value, revoked_at: isoTime(now), revoked_reason: reason };
-      operations.push({
+      cleanup.push({
         type: 'put',
         key: c.key,
         value: JSON.stringify(revoked),
@@ -165,19 +178,14 @@ export function createKillSwitch(deps: {
     // its SSH keys (a suspended agent keeps them; the proxy refuses it while it is suspended).
     if (action !== 'suspended') {
       for (const g of state.list<DelegationGrant>(keys.delegationsOf(a.id)))
-        operations.push({ type: 'delete', key: g.key });
-      operations.push(...sshKeyRemovalOps(state, a.id));
+        cleanup.push({ type: 'delete', key: g.key });
+      cleanup.push(...sshKeyRemovalOps(state, a.id));
     }
-
-    const { ids: endedSessions, operations: sessionOps } = sessionTerminationOps(state, a.id, now, REASON[action]);
-    operations.push(...sessionOps);
-
-    const issued = takeBackIssued(a.id, now, `issuer_${reason}`);
-    operations.push(...issued.operations);
 
     return {
       conditions,
       operations,
+      cleanup,
       issuedForOthers: issued.counts,
       revokedTokens: tokenOps.length,
       revokedCredentials,

@@ -36,7 +36,8 @@ export function createUsageTracker(deps: { state: StateStore; clock: Clock; onEr
     }
     pending.clear();
     try {
-      await state.write([], ops);
+      // Marks of many agents and credentials stand alone: more than one etcd write takes go in parts.
+      await state.writeInParts([], [], ops);
     } catch (error) {
       deps.onError?.(error);
     }

@@ -11,6 +11,13 @@ import type { TokenIndex } from './token-index.js';
 /** Tokens one login keeps: ten rotations' access and refresh tokens (reuse of an older one is no longer detected). */
 export const MAX_TOKENS_PER_LOGIN = 20;
 
+/**
+ * Logins one login may end. A key far over its bound (the bound lowered, or logins in flight) comes
+ * down by up to three per login, and a login's write stays within one etcd transaction (128
+ * operations: 4 × 20 deletions and the login's own).
+ */
+export const MAX_ENDED_PER_LOGIN = 4;
+
 const deleteOf = (key: string): Operation => ({ type: 'delete', key });
 
 /**
@@ -23,7 +30,7 @@ export function admitLogin(
   family: string,
   max: number,
 ): { ended: number; ops: Operation[]; undo(): void } {
-  const { ended, tokens, undo } = index.admitLogin(apiKeyId, family, max);
+  const { ended, tokens, undo } = index.admitLogin(apiKeyId, family, max, MAX_ENDED_PER_LOGIN);
   return { ended: ended.length, ops: tokens.map(deleteOf), undo };
 }
 

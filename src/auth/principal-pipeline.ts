@@ -2,14 +2,21 @@
 // tickets and tokens typed as SSH passwords (and the database and Kubernetes proxies to come). How a
 // secret is found differs per door (token-service.ts resolves a token's shape, record, revocation and
 // expiry); what it then acts as is decided here, once, by small named checks in order:
-//   principal active → scope subset → delegation grant → policy intersection.
+//   principal active → credential live → scope subset → delegation grant → policy intersection.
 import type { StateStore } from '../backend/state.js';
 import type { Clock } from '../lib/clock.js';
 import { GatehouseError } from '../lib/errors.js';
 import { intersectPolicies } from '../rbac/policy.js';
 import type { PolicyResolver } from './policy-resolver.js';
 import type { Principal } from './principal.js';
-import { type AgentRecord, type DelegationGrant, keys, type PrincipalRef, type UserRecord } from './records.js';
+import {
+  type AgentRecord,
+  type CredentialRecord,
+  type DelegationGrant,
+  keys,
+  type PrincipalRef,
+  type UserRecord,
+} from './records.js';
 
 /** What narrows a principal beyond its own roles; tokens and tickets carry it. */
 export interface PrincipalScope {
@@ -55,6 +62,16 @@ export function createPrincipalPipeline(deps: {
     return agent;
   }
 
+  /**
+   * credential live: what came from an agent credential dies with it. Its tokens are also marked
+   * revoked, but on etcd that may take writes after the credential's own (StateStore.writeInParts).
+   */
+  function liveCredential(agent: AgentRecord, id: string): void {
+    const credential = state.get<CredentialRecord>(keys.credential(agent.id, id))?.value;
+    if (!credential || credential.revoked_at !== undefined)
+      throw new GatehouseError('token_revoked', 'the agent credential this came from was revoked');
+  }
+
   /** scope subset: a credential narrows the agent's roles, never widens them. */
   const scopedRoles = (agent: AgentRecord, scope: PrincipalScope): string[] =>
     scope.roles ? agent.roles.filter((r) => scope.roles?.includes(r)) : agent.roles;
@@ -82,6 +99,7 @@ export function createPrincipalPipeline(deps: {
       };
     }
     const agent = activeAgent(ref.id);
+    if (scope.credential_id !== undefined) liveCredential(agent, scope.credential_id);
     const roles = scopedRoles(agent, scope);
     const principal: Principal = {
       kind: 'agent',

@@ -175,3 +175,10 @@ test("a login's tokens come oldest issued first", () => {
     ],
   );
 });
+
+test('one admission ends at most `atMost` logins: a key far over a lowered bound comes down over several', () => {
+  const { index } = feed(Array.from({ length: 10 }, (_, i): [string, TokenRecord] => [key(i), token(`f${i}`)]));
+  assert.deepEqual(index.admitLogin('key_a', 'g1', 2, 4).ended, ['f0', 'f1', 'f2', 'f3']);
+  assert.deepEqual(index.admitLogin('key_a', 'g2', 2, 4).ended, ['f4', 'f5', 'f6', 'f7']);
+  assert.deepEqual(index.admitLogin('key_a', 'g3', 2, 4).ended, ['f8', 'f9'], 'then only what is over the bound');
+});

@@ -119,7 +119,13 @@ export function createTokenIndex(state: StateStore) {
      * indexed until their deletion arrives), so logins in flight together end different ones.
      * `undo` puts them back if the write fails.
      */
-    admitLogin(apiKeyId: string, family: string, max: number): { ended: string[]; tokens: string[]; undo(): void } {
+    admitLogin(
+      apiKeyId: string,
+      family: string,
+      max: number,
+      /** Logins one admission may end: a key far over a lowered bound comes down over several logins. */
+      atMost = Number.POSITIVE_INFINITY,
+    ): { ended: string[]; tokens: string[]; undo(): void } {
       let logins = loginsByKey.get(apiKeyId);
       if (logins === undefined) {
         logins = new Map();
@@ -127,7 +133,7 @@ export function createTokenIndex(state: StateStore) {
       }
       const ended: Array<[string, number]> = [];
       for (const [f, count] of logins) {
-        if (logins.size - ended.length < max) break;
+        if (logins.size - ended.length < max || ended.length >= atMost) break;
         // A login still being written has no token to delete yet: it counts, but is not ended; the
         // key is over its bound by the logins in flight until the next login ends the excess.
         if (count === 0) continue;

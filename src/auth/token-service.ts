@@ -185,7 +185,8 @@ export function createTokenService(deps: {
 
   async function revokeKeys(tokenKeys: string[], reason?: string): Promise<number> {
     const ops = tokenRevocationOps(state, tokenKeys, clock(), reason);
-    if (ops.length > 0) await state.write([], ops);
+    // Each revocation stands alone, so a principal with thousands of tokens is revoked in parts.
+    if (ops.length > 0) await state.writeInParts([], [], ops);
     return ops.length;
   }
 

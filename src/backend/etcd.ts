@@ -19,7 +19,15 @@ import {
 } from 'etcd3';
 import { GatehouseError } from '../lib/errors.js';
 import { createEtcdWatch } from './etcd-watch.js';
-import { type Backend, BackendError, type Condition, type Item, type Operation, type WriteOptions } from './types.js';
+import {
+  type Backend,
+  BackendError,
+  type Condition,
+  ETCD_WRITE_LIMITS,
+  type Item,
+  type Operation,
+  type WriteOptions,
+} from './types.js';
 
 /** etcd refuses requests over 1.5 MiB by default; refuse clearly before it does. */
 export const ETCD_MAX_VALUE_BYTES = 1024 * 1024;
@@ -255,6 +263,7 @@ export function openEtcdBackend(opts: EtcdBackendOptions): Backend {
   const watches = createEtcdWatch(kv, { decode, live: (i) => live(i) !== undefined });
 
   return {
+    writeLimits: ETCD_WRITE_LIMITS,
     async get(key) {
       return live(await guard(currentOf(key)));
     },

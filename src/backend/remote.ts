@@ -6,7 +6,15 @@
 // mean the same on every one of them.
 import { type AuthPool, AuthUnreachable } from '../cluster/auth-client.js';
 import { GatehouseError } from '../lib/errors.js';
-import { type Backend, BackendError, type BackendFailure, type Item, type WatchEvent, type Watcher } from './types.js';
+import {
+  type Backend,
+  BackendError,
+  type BackendFailure,
+  ETCD_WRITE_LIMITS,
+  type Item,
+  type WatchEvent,
+  type Watcher,
+} from './types.js';
 import { stateUnavailable } from './unavailable.js';
 
 /** No line for this long (heartbeats come every 2 s) means the stream is dead: reconnect. */
@@ -161,6 +169,8 @@ export function createRemoteBackend(pool: AuthPool): Backend {
   }
 
   return {
+    // The auth tier's store may be etcd: a proxy's writes keep within its bound whatever it is.
+    writeLimits: ETCD_WRITE_LIMITS,
     get: (key) => call<Item | null>('get', key).then((i) => i ?? undefined),
     getRange: (prefix, opts) => call('getRange', prefix, opts ?? {}),
     create: (key, value, opts) => call('create', key, value, opts ?? {}),

@@ -1,7 +1,7 @@
 // Typed JSON records over the backend, with the cache as the read side. Every write returns only after
 // the cache has seen it, so a caller always reads its own writes.
 import type { CachedItem, StateCache } from './cache.js';
-import type { Backend, Condition, Operation } from './types.js';
+import type { Backend, Condition, Operation, WriteLimits } from './types.js';
 
 export interface StateStore {
   get<T>(key: string): CachedItem<T> | undefined;
@@ -18,6 +18,17 @@ export interface StateStore {
   remove(key: string, opts?: { revision?: number; indexKeys?: string[] }): Promise<void>;
   /** `onCommitted`: see Backend.atomicWrite; called once, before the write resolves, if it succeeds. */
   write(conditions: Condition[], operations: Operation[], opts?: CommitHook): Promise<void>;
+  /**
+   * A change that may be too large for one write on this backend (etcd: 128 operations). Within the
+   * bound it is one atomic write, as `write`. Beyond it, `decisive` is written atomically under the
+   * conditions first, then `cleanup` in parts. The caller keeps this promise: the decisive part alone
+   * ends what the change ends (a principal's status, a credential's revocation, a consent withdrawn),
+   * and cleanup only writes it down on each token, key or record, so a failure partway leaves nothing
+   * usable that the decisive write did not already refuse. Resolves with how many writes it took.
+   */
+  writeInParts(conditions: Condition[], decisive: Operation[], cleanup: Operation[]): Promise<number>;
+  /** The most operations one write may carry here (Infinity: any number). */
+  readonly maxWriteOperations: number;
   readonly cache: StateCache;
 }
 
@@ -25,8 +36,22 @@ export interface CommitHook {
   onCommitted?: () => void;
 }
 
-export function createStateStore(backend: Backend, cache: StateCache): StateStore {
+export function createStateStore(
+  backend: Backend,
+  cache: StateCache,
+  /** Tests set a small bound to exercise writes in parts on any backend. */
+  limits: WriteLimits | undefined = backend.writeLimits,
+): StateStore {
+  // Refused here with the reason, not by etcd as an unreachable store (a 503 that no retry cures).
+  function checkLimits(conditions: Condition[], operations: Operation[]): void {
+    if (limits && (operations.length > limits.operations || conditions.length > limits.conditions))
+      throw new Error(
+        `one write of ${operations.length} operations and ${conditions.length} conditions exceeds the state store's bound (${limits.operations} and ${limits.conditions}); write it in parts`,
+      );
+  }
+
   async function write(conditions: Condition[], operations: Operation[], opts: CommitHook = {}): Promise<void> {
+    checkLimits(conditions, operations);
     let told = false;
     const committed = () => {
       if (told) return;
@@ -48,6 +73,7 @@ export function createStateStore(backend: Backend, cache: StateCache): StateStor
 
   return {
     cache,
+    maxWriteOperations: limits?.operations ?? Infinity,
     get: (key) => cache.get(key),
     list: (prefix) => cache.list(prefix),
     insert(key, value, opts = {}) {
@@ -76,6 +102,19 @@ export function createStateStore(backend: Backend, cache: StateCache): StateStor
       );
     },
     write,
+    async writeInParts(conditions, decisive, cleanup) {
+      const max = limits?.operations ?? Infinity;
+      if (decisive.length + cleanup.length <= max) {
+        await write(conditions, [...decisive, ...cleanup]);
+        return 1;
+      }
+      // The first write is filled up with cleanup: most changes then take two writes, not more.
+      const room = Math.max(0, max - decisive.length);
+      await write(conditions, [...decisive, ...cleanup.slice(0, room)]);
+      let writes = 1;
+      for (let i = room; i < cleanup.length; i += max, writes++) await write([], cleanup.slice(i, i + max));
+      return writes;
+    },
   };
 }
 

@@ -46,7 +46,22 @@ export class BackendError extends Error {
   }
 }
 
+/**
+ * The most operations one atomic write may carry on a backend that bounds it: etcd refuses a
+ * transaction of more than 128 operations or 128 compares (`--max-txn-ops`, default 128), and its
+ * transactions spend one compare of their own. A change larger than that is written in parts
+ * (StateStore.writeInParts); the embedded store and PostgreSQL take any size in one write.
+ */
+export interface WriteLimits {
+  operations: number;
+  conditions: number;
+}
+
+export const ETCD_WRITE_LIMITS: WriteLimits = { operations: 128, conditions: 127 };
+
 export interface Backend {
+  /** Absent: one write may carry any number of operations. */
+  readonly writeLimits?: WriteLimits;
   get(key: string): Promise<Item | undefined>;
   /** Items whose key starts with prefix, in key order, from startKey (inclusive). */
   getRange(prefix: string, opts?: { limit?: number; startKey?: string }): Promise<Item[]>;

@@ -255,6 +255,11 @@ export function createUserService(deps: {
       const agents = state
         .list<AgentRecord>(prefixes.agents)
         .filter((a) => a.value.owner === id && a.value.status !== 'revoked');
+      // Their records change in the user's own write, which etcd bounds (128 operations).
+      if (agents.length > state.maxWriteOperations - 8)
+        throw conflict(
+          `user ${user.name} owns ${agents.length} agents; delete or revoke some of them first (at most ${state.maxWriteOperations - 8} go with the user)`,
+        );
       const now = clock();
       const kills = agents.map((a) => ({ agent: a.value, plan: deps.killSwitch.plan(a, 'revoked', now) }));
       const grants = state.list<DelegationGrant>(prefixes.delegations).filter((g) => g.value.user_id === id);
@@ -268,8 +273,10 @@ export function createUserService(deps: {
       const sshKeyOps = sshKeyRemovalOps(state, id);
       // Its own live sessions end with it (marked terminated, for the proxy holding each to end).
       const own = sessionTerminationOps(state, id, now, 'user_deleted');
+      // The user's record and its agents' go first (every door then refuses them); what they held is
+      // written down after, in parts if it is more than one etcd write takes (StateStore.writeInParts).
       await translateConflicts(() =>
-        state.write(
+        state.writeInParts(
           [{ key: item.key, revision: item.revision }, ...kills.flatMap((k) => k.plan.conditions)],
           [
             { type: 'delete', key: item.key },
@@ -278,14 +285,17 @@ export function createUserService(deps: {
               type: 'delete' as const,
               key,
             })),
+            ...kills.flatMap((k) => k.plan.operations),
+          ],
+          [
+            ...own.operations,
+            ...kills.flatMap((k) => k.plan.cleanup),
             ...apiKeys.flatMap((k) => [
               { type: 'delete' as const, key: k.key },
               { type: 'delete' as const, key: keys.apiKeyHash(k.value.hash) },
             ]),
             ...grants.map((g) => ({ type: 'delete' as const, key: g.key })),
             ...sshKeyOps,
-            ...own.operations,
-            ...kills.flatMap((k) => k.plan.operations),
           ],
         ),
       );

@@ -208,10 +208,18 @@ export function createWebhookDispatcher(deps: {
       if (skipped !== undefined) return skipped;
     }
     earlier = undefined;
-    const { events, position } = await deps.auditStore.tail(positionItem?.value.position, opts.batchSize);
+    const from = positionItem?.value.position;
+    let { events, position } = await deps.auditStore.tail(from, opts.batchSize);
     if (events.length === 0 || position === undefined) return false;
 
     const hooks = activeHooks();
+    // The position and its deliveries are one write, which etcd bounds (128 operations): with many
+    // webhooks, fewer events are taken this step (at least one), read again to learn their position.
+    const fitting = eventsThatFit(events, hooks, state.maxWriteOperations - 1);
+    if (fitting < events.length) {
+      ({ events, position } = await deps.auditStore.tail(from, fitting));
+      if (events.length === 0 || position === undefined) return false;
+    }
     const deliveries: Array<{ key: string; record: DeliveryRecord }> = [];
     const used = new Set<string>();
     for (const event of events) {
@@ -250,6 +258,17 @@ export function createWebhookDispatcher(deps: {
     await state.write(conditions, operations);
     for (const d of deliveries) onCreated(d.key);
     return events.length >= opts.batchSize;
+  }
+
+  /** How many of the events, from the first, fit in one write of at most `room` deliveries (at least 1). */
+  function eventsThatFit(events: AuditEvent[], hooks: WebhookRecord[], room: number): number {
+    let used = 0;
+    for (let i = 0; i < events.length; i++) {
+      const event = events[i] as AuditEvent;
+      used += hooks.filter((hook) => wants(hook, event)).length;
+      if (used > room) return Math.max(1, i);
+    }
+    return events.length;
   }
 
   function wants(hook: WebhookRecord, event: AuditEvent): boolean {
