@@ -14,7 +14,7 @@ import { after, before, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { keys } from '../src/auth/records.js';
 import { type EtcdCluster, startEtcd } from './helpers/etcd.js';
-import { api, requestsTo, startTestServer, type TestServer } from './helpers/gatehouse.js';
+import { api, requestsTo, startTestServer, type TestServer, userWithRoles } from './helpers/gatehouse.js';
 
 const keyDir = mkdtempSync(join(tmpdir(), 'gatehouse-seal-'));
 const sealKey = join(keyDir, 'seal.key');
@@ -174,4 +174,30 @@ test('five webhooks and a burst of 100 events: every delivery is recorded and se
   const sent = () => Array.from({ length: HOOKS }, (_, i) => hits.get(`/burst-${i}`) ?? 0);
   while (sent().some((n) => n < 100) && Date.now() < deadline) await sleep(50);
   assert.deepEqual(sent(), Array(HOOKS).fill(100), 'each webhook got each login once');
+});
+
+test('a user owning more agents than one write can revoke is refused with the reason; with fewer, deleted', async () => {
+  const role = await admin('POST', '/v1/roles', {
+    name: 'bulk-agent-maker',
+    allow: { rules: [{ resources: ['agents'], verbs: ['*'] }] },
+  });
+  assert.equal(role.status, 201, role.text);
+  const owner = await userWithRoles(server, 'bulk-owner', ['bulk-agent-maker', 'auditor']);
+  const agents: string[] = [];
+  for (let i = 0; i < 130; i++) {
+    const agent = await as(owner.token, 'POST', '/v1/agents', { name: `bulk-${i}`, roles: ['auditor'] });
+    assert.equal(agent.status, 201, agent.text);
+    agents.push(agent.json.id);
+  }
+  const refused = await admin('DELETE', `/v1/users/${owner.id}`);
+  assert.equal(refused.status, 409, refused.text);
+  assert.match(refused.json.detail, /owns 130 agents, more than can be revoked with it in one write; delete or revoke/);
+  assert.equal((await admin('GET', `/v1/users/${owner.id}`)).status, 200, 'nothing was deleted');
+
+  for (const id of agents.slice(0, 10))
+    assert.equal((await admin('PATCH', `/v1/agents/${id}`, { status: 'revoked' })).status, 200);
+  const deleted = await admin('DELETE', `/v1/users/${owner.id}`);
+  assert.ok(deleted.status === 200 || deleted.status === 204, deleted.text);
+  const after = await Promise.all(agents.slice(10).map((id) => admin('GET', `/v1/agents/${id}`)));
+  assert.deepEqual(new Set(after.map((r) => r.json.status)), new Set(['revoked']));
 });

@@ -29,6 +29,8 @@ export interface StateStore {
   writeInParts(conditions: Condition[], decisive: Operation[], cleanup: Operation[]): Promise<number>;
   /** The most operations one write may carry here (Infinity: any number). */
   readonly maxWriteOperations: number;
+  /** Whether one write of these may be made here. */
+  fits(conditions: Condition[], operations: Operation[]): boolean;
   readonly cache: StateCache;
 }
 
@@ -42,11 +44,14 @@ export function createStateStore(
   /** Tests set a small bound to exercise writes in parts on any backend. */
   limits: WriteLimits | undefined = backend.writeLimits,
 ): StateStore {
+  const fits = (conditions: Condition[], operations: Operation[]): boolean =>
+    !limits || (operations.length <= limits.operations && conditions.length <= limits.conditions);
+
   // Refused here with the reason, not by etcd as an unreachable store (a 503 that no retry cures).
   function checkLimits(conditions: Condition[], operations: Operation[]): void {
-    if (limits && (operations.length > limits.operations || conditions.length > limits.conditions))
+    if (!fits(conditions, operations))
       throw new Error(
-        `one write of ${operations.length} operations and ${conditions.length} conditions exceeds the state store's bound (${limits.operations} and ${limits.conditions}); write it in parts`,
+        `one write of ${operations.length} operations and ${conditions.length} conditions exceeds the state store's bound (${limits?.operations} and ${limits?.conditions}); write it in parts`,
       );
   }
 
@@ -74,6 +79,7 @@ export function createStateStore(
   return {
     cache,
     maxWriteOperations: limits?.operations ?? Infinity,
+    fits,
     get: (key) => cache.get(key),
     list: (prefix) => cache.list(prefix),
     insert(key, value, opts = {}) {

@@ -20,6 +20,7 @@ import type { TokenService } from '../auth/token-service.js';
 import { heldFoldedKey, nameConflicts } from '../auth/unique-names.js';
 import { translateConflicts } from '../backend/conflicts.js';
 import type { StateStore } from '../backend/state.js';
+import type { Operation } from '../backend/types.js';
 import type { SessionBus } from '../cluster/session-bus.js';
 import { type Clock, isoTime } from '../lib/clock.js';
 import { conflict, invalidField, notFound } from '../lib/errors.js';
@@ -255,11 +256,6 @@ export function createUserService(deps: {
       const agents = state
         .list<AgentRecord>(prefixes.agents)
         .filter((a) => a.value.owner === id && a.value.status !== 'revoked');
-      // Their records change in the user's own write, which etcd bounds (128 operations).
-      if (agents.length > state.maxWriteOperations - 8)
-        throw conflict(
-          `user ${user.name} owns ${agents.length} agents; delete or revoke some of them first (at most ${state.maxWriteOperations - 8} go with the user)`,
-        );
       const now = clock();
       const kills = agents.map((a) => ({ agent: a.value, plan: deps.killSwitch.plan(a, 'revoked', now) }));
       const grants = state.list<DelegationGrant>(prefixes.delegations).filter((g) => g.value.user_id === id);
@@ -275,29 +271,32 @@ export function createUserService(deps: {
       const own = sessionTerminationOps(state, id, now, 'user_deleted');
       // The user's record and its agents' go first (every door then refuses them); what they held is
       // written down after, in parts if it is more than one etcd write takes (StateStore.writeInParts).
+      const conditions = [{ key: item.key, revision: item.revision }, ...kills.flatMap((k) => k.plan.conditions)];
+      const decisive: Operation[] = [
+        { type: 'delete', key: item.key },
+        { type: 'delete', key: keys.userName(user.name) },
+        ...heldFoldedKey(state, keys.userFoldedName(user.name), item.key).map((key) => ({
+          type: 'delete' as const,
+          key,
+        })),
+        ...kills.flatMap((k) => k.plan.operations),
+      ];
+      // Each agent's record changes in the user's own write, which etcd bounds (128 operations).
+      if (!state.fits(conditions, decisive))
+        throw conflict(
+          `user ${user.name} owns ${agents.length} agents, more than can be revoked with it in one write; delete or revoke some of them first`,
+        );
       await translateConflicts(() =>
-        state.writeInParts(
-          [{ key: item.key, revision: item.revision }, ...kills.flatMap((k) => k.plan.conditions)],
-          [
-            { type: 'delete', key: item.key },
-            { type: 'delete', key: keys.userName(user.name) },
-            ...heldFoldedKey(state, keys.userFoldedName(user.name), item.key).map((key) => ({
-              type: 'delete' as const,
-              key,
-            })),
-            ...kills.flatMap((k) => k.plan.operations),
-          ],
-          [
-            ...own.operations,
-            ...kills.flatMap((k) => k.plan.cleanup),
-            ...apiKeys.flatMap((k) => [
-              { type: 'delete' as const, key: k.key },
-              { type: 'delete' as const, key: keys.apiKeyHash(k.value.hash) },
-            ]),
-            ...grants.map((g) => ({ type: 'delete' as const, key: g.key })),
-            ...sshKeyOps,
-          ],
-        ),
+        state.writeInParts(conditions, decisive, [
+          ...own.operations,
+          ...kills.flatMap((k) => k.plan.cleanup),
+          ...apiKeys.flatMap((k) => [
+            { type: 'delete' as const, key: k.key },
+            { type: 'delete' as const, key: keys.apiKeyHash(k.value.hash) },
+          ]),
+          ...grants.map((g) => ({ type: 'delete' as const, key: g.key })),
+          ...sshKeyOps,
+        ]),
       );
       const revoked = await deps.tokens.revokeKeys(deps.tokenIndex.ofPrincipal(id));
       if (kills.length > 0) {
