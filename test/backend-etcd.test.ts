@@ -1,7 +1,9 @@
 // The Backend conformance suite against a real etcd (Debian etcd-server on loopback), plus what only
-// etcd has: the URL form and values over its request limit refused.
+// etcd has: the URL form, values over its request limit refused, and history compaction.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Etcd3 } from 'etcd3';
 import { openEtcdBackend, parseEtcdUrl } from '../src/backend/etcd.js';
 import { type Backend, BackendError } from '../src/backend/types.js';
 import { runBackendConformance } from './conformance/backend-conformance.js';
@@ -48,6 +50,47 @@ describe('etcd backend specifics', () => {
     });
     assert.throws(() => parseEtcdUrl('etcd://a'), /not host:port/);
     assert.throws(() => parseEtcdUrl('etcd://a:1?x=1'), /unknown parameter x/);
+    assert.equal(parseEtcdUrl('etcd://a:1?compaction=10m').compactionIntervalMs, 600_000);
+    assert.equal(parseEtcdUrl('etcd://a:1?prefix=/x&compaction=off').compactionIntervalMs, 0);
+    assert.equal(parseEtcdUrl('etcd://a:1').compactionIntervalMs, undefined, 'the default: 5 minutes');
+    for (const bad of ['10', '500ms', 'never'])
+      assert.throws(() => parseEtcdUrl(`etcd://a:1?compaction=${bad}`), /compaction must be a duration of at least 1s/);
+  });
+
+  test('history is compacted to the revision seen one interval earlier; watches go on', async () => {
+    const raw = new Etcd3({ hosts: parseEtcdUrl(etcd.url()).hosts });
+    const prefix = `/compaction-${process.pid}/`;
+    const readAt = (key: string, revision: number) => raw.get(key).revision(revision).string();
+    const b = openEtcdBackend({ ...parseEtcdUrl(etcd.url()), prefix, compactionIntervalMs: 300 });
+    try {
+      const seen: string[] = [];
+      const watcher = await b.watch([''], (events) => {
+        for (const e of events) if (e.type === 'put') seen.push(e.item.value);
+      });
+      const first = await b.put('k', 'v0');
+      assert.equal(await readAt(`${prefix}k`, first.revision), 'v0', 'the positive control: history is there');
+      await sleep(400); // an interval passes with nothing to compact below yet
+      assert.equal(await readAt(`${prefix}k`, first.revision), 'v0', 'no compaction before a whole interval');
+      for (let i = 1; i <= 5; i++) await b.put('k', `v${i}`);
+      const deadline = Date.now() + 5000;
+      let compacted: unknown;
+      while (!compacted && Date.now() < deadline) {
+        await sleep(100);
+        compacted = await readAt(`${prefix}k`, first.revision).then(
+          () => undefined,
+          (error: Error) => error,
+        );
+      }
+      assert.match(String((compacted as Error)?.message), /required revision has been compacted/);
+      assert.equal(await raw.get(`${prefix}k`).string(), 'v5', 'the current value stays');
+      await b.put('k', 'after');
+      while (!seen.includes('after') && Date.now() < deadline) await sleep(20);
+      assert.deepEqual(seen, ['v0', 'v1', 'v2', 'v3', 'v4', 'v5', 'after'], 'the watch saw every write, in order');
+      watcher.stop();
+    } finally {
+      await b.close();
+      raw.close();
+    }
   });
 
   test('a value over the request limit is refused as too_large, not truncated', async () => {

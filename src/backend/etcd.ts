@@ -17,7 +17,9 @@ import {
   isRecoverableError,
   type Namespace,
 } from 'etcd3';
+import { parseDuration } from '../lib/duration.js';
 import { GatehouseError } from '../lib/errors.js';
+import { startEtcdCompactor } from './etcd-compactor.js';
 import { createEtcdWatch } from './etcd-watch.js';
 import {
   type Backend,
@@ -42,13 +44,17 @@ export interface EtcdBackendOptions {
   dialTimeoutMs?: number;
   /** How long one etcd call may take before the caller gets state_unavailable (no quorum answers none). */
   callTimeoutMs?: number;
+  /** History compaction interval (etcd-compactor.ts); default 5 minutes, 0: left to etcd's own. */
+  compactionIntervalMs?: number;
   clock?: () => number;
 }
 
-/** `etcd://h1:2379,h2:2379[?prefix=/gatehouse]` → hosts and prefix. */
-export function parseEtcdUrl(url: string): { hosts: string[]; prefix: string } {
+const DEFAULT_COMPACTION_MS = 5 * 60_000;
+
+/** `etcd://h1:2379,h2:2379[?prefix=/gatehouse][&compaction=5m|off]` → backend options. */
+export function parseEtcdUrl(url: string): { hosts: string[]; prefix: string; compactionIntervalMs?: number } {
   const m = /^etcd:\/\/([^/?#]+)\/?(?:\?(.*))?$/.exec(url);
-  if (!m) throw new Error('use etcd://host:port[,host:port…][?prefix=/gatehouse]');
+  if (!m) throw new Error('use etcd://host:port[,host:port…][?prefix=/gatehouse][&compaction=5m|off]');
   const hosts = (m[1] as string).split(',').map((h) => {
     if (!/^[A-Za-z0-9.-]+:\d{1,5}$|^\[[0-9a-fA-F:]+\]:\d{1,5}$/.test(h)) throw new Error(`${h} is not host:port`);
     return `http://${h}`;
@@ -56,8 +62,14 @@ export function parseEtcdUrl(url: string): { hosts: string[]; prefix: string } {
   const params = new URLSearchParams(m[2] ?? '');
   let prefix = params.get('prefix') ?? '/gatehouse/';
   if (!prefix.endsWith('/')) prefix += '/';
-  for (const key of params.keys()) if (key !== 'prefix') throw new Error(`unknown parameter ${key}`);
-  return { hosts, prefix };
+  for (const key of params.keys())
+    if (key !== 'prefix' && key !== 'compaction') throw new Error(`unknown parameter ${key}`);
+  const compaction = params.get('compaction');
+  if (compaction === null) return { hosts, prefix };
+  const compactionIntervalMs = compaction === 'off' ? 0 : parseDuration(compaction);
+  if (compactionIntervalMs === undefined || (compactionIntervalMs > 0 && compactionIntervalMs < 1000))
+    throw new Error(`compaction must be a duration of at least 1s (such as 5m), or off; got ${compaction}`);
+  return { hosts, prefix, compactionIntervalMs };
 }
 
 export const encodeValue = (value: string, expiresAt?: number): string =>
@@ -261,6 +273,15 @@ export function openEtcdBackend(opts: EtcdBackendOptions): Backend {
   const sweeper = setInterval(() => void sweep().catch(() => {}), opts.sweepIntervalMs ?? 10_000);
   sweeper.unref();
   const watches = createEtcdWatch(kv, { decode, live: (i) => live(i) !== undefined });
+  const compactionMs = opts.compactionIntervalMs ?? DEFAULT_COMPACTION_MS;
+  const compactor =
+    compactionMs > 0
+      ? startEtcdCompactor({
+          intervalMs: compactionMs,
+          currentRevision: async () => (await kv.get('ping').exec()).header.revision,
+          compact: (revision) => client.kv.compact({ revision }),
+        })
+      : undefined;
 
   return {
     writeLimits: ETCD_WRITE_LIMITS,
@@ -308,6 +329,7 @@ export function openEtcdBackend(opts: EtcdBackendOptions): Backend {
       if (closed) return;
       closed = true;
       clearInterval(sweeper);
+      await compactor?.stop();
       await Promise.allSettled([...pending]);
       watches.stop();
       client.close();
