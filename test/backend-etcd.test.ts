@@ -57,6 +57,39 @@ describe('etcd backend specifics', () => {
       assert.throws(() => parseEtcdUrl(`etcd://a:1?compaction=${bad}`), /compaction must be a duration of at least 1s/);
   });
 
+  test('a prefix larger than one etcd response (4 MiB) is read whole: ranges, watch snapshots', async () => {
+    const { open, opened } = openFresh();
+    const b = open();
+    try {
+      const value = 'v'.repeat(700);
+      for (let i = 0; i < 8000; i += 128) {
+        const ops = Array.from({ length: Math.min(128, 8000 - i) }, (_, j) => ({
+          type: 'put' as const,
+          key: `small/${String(i + j).padStart(5, '0')}`,
+          value,
+        }));
+        await b.atomicWrite([], ops);
+      }
+      // Values near etcd's limit: even a few of them are over gRPC's default 4 MiB a response.
+      const big = 'B'.repeat(900 * 1024);
+      for (let i = 0; i < 12; i++) await b.put(`big/${i}`, big);
+      const small = await b.getRange('small/');
+      assert.equal(small.length, 8000);
+      assert.equal(small[7999]?.key, 'small/07999', 'in key order, to the last');
+      const large = await b.getRange('big/');
+      assert.deepEqual(
+        large.map((i) => [i.key, i.value.length]),
+        Array.from({ length: 12 }, (_, i) => [`big/${i}`, big.length]).sort(),
+      );
+      const watcher = await b.watch([''], () => {});
+      assert.equal(watcher.initial.length, 8012, 'a new instance starts from the whole state');
+      watcher.stop();
+    } finally {
+      await opened[0]?.deleteRange('').catch(() => {});
+      for (const x of opened) await x.close();
+    }
+  });
+
   test('history is compacted to the revision seen one interval earlier; watches go on', async () => {
     const raw = new Etcd3({ hosts: parseEtcdUrl(etcd.url()).hosts });
     const prefix = `/compaction-${process.pid}/`;

@@ -6,17 +6,21 @@
 // where a watch stood, it cancels it, and this resyncs: a fresh snapshot, compared with the keys the
 // watcher holds, becomes the puts and deletes it missed — so a consumer never stalls nor loses a change.
 import type { Watcher as EtcdWatcher, IKeyValue, Namespace } from 'etcd3';
+import { rangeInPages } from './etcd-range.js';
 import type { Item, WatchEvent, Watcher } from './types.js';
 
 type Listener = (events: WatchEvent[], revision: number) => void;
 
-export function createEtcdWatch(kv: Namespace, opts: { decode(kv: IKeyValue): Item; live(item: Item): boolean }) {
+export function createEtcdWatch(
+  kv: Namespace,
+  opts: { namespace: string; decode(kv: IKeyValue): Item; live(item: Item): boolean },
+) {
   const active = new Set<() => void>();
 
   async function snapshot(prefixes: string[]): Promise<{ items: Item[]; revision: number }> {
-    const res = await kv.getAll().sort('Key', 'Ascend').exec();
+    const res = await rangeInPages(kv, opts.namespace);
     const items = res.kvs.map(opts.decode).filter((i) => opts.live(i) && prefixes.some((p) => i.key.startsWith(p)));
-    return { items, revision: Number(res.header.revision) };
+    return { items, revision: Number(res.revision) };
   }
 
   return {

@@ -20,6 +20,7 @@ import {
 import { parseDuration } from '../lib/duration.js';
 import { GatehouseError } from '../lib/errors.js';
 import { startEtcdCompactor } from './etcd-compactor.js';
+import { MAX_RESPONSE_BYTES, rangeInPages } from './etcd-range.js';
 import { createEtcdWatch } from './etcd-watch.js';
 import {
   type Backend,
@@ -142,8 +143,10 @@ export function openEtcdBackend(opts: EtcdBackendOptions): Backend {
     // unary call so a caller learns in time. Watches are streams and are not bounded.
     defaultCallOptions: (context) => (context.isStream ? {} : { deadline: Date.now() + callTimeout }),
     faultHandling: { global: retryingPolicy },
+    grpcOptions: { 'grpc.max_receive_message_length': MAX_RESPONSE_BYTES },
   });
   const prefix = opts.prefix ?? '/gatehouse/';
+  const namespace = prefix;
   const kv: Namespace = client.namespace(prefix);
   const decode = (raw: IKeyValue) => decodeKv(raw, prefix);
   // close() lets writes already asked for finish, as the SQLite backend's queue does.
@@ -260,7 +263,7 @@ export function openEtcdBackend(opts: EtcdBackendOptions): Backend {
   };
 
   async function sweep(): Promise<void> {
-    const res = await kv.getAll().exec();
+    const res = await rangeInPages(kv, prefix);
     const now = clock();
     for (const raw of res.kvs) {
       const item = decode(raw);
@@ -272,7 +275,7 @@ export function openEtcdBackend(opts: EtcdBackendOptions): Backend {
   let closed = false;
   const sweeper = setInterval(() => void sweep().catch(() => {}), opts.sweepIntervalMs ?? 10_000);
   sweeper.unref();
-  const watches = createEtcdWatch(kv, { decode, live: (i) => live(i) !== undefined });
+  const watches = createEtcdWatch(kv, { namespace: prefix, decode, live: (i) => live(i) !== undefined });
   const compactionMs = opts.compactionIntervalMs ?? DEFAULT_COMPACTION_MS;
   const compactor =
     compactionMs > 0
@@ -289,7 +292,7 @@ export function openEtcdBackend(opts: EtcdBackendOptions): Backend {
       return live(await guard(currentOf(key)));
     },
     async getRange(prefix, o = {}) {
-      const all = await guard(kv.getAll().prefix(prefix).sort('Key', 'Ascend').exec());
+      const all = await guard(rangeInPages(kv, namespace, prefix));
       const items = all.kvs.map(decode).filter((i) => live(i) && (o.startKey === undefined || i.key >= o.startKey));
       return o.limit === undefined ? items : items.slice(0, o.limit);
     },
