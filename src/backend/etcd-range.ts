@@ -2,15 +2,17 @@
 // default), so a whole prefix read in one call failed once the state outgrew it — about 6,000 tokens:
 // an instance could then not start (its watch begins with a snapshot), nor resync, nor sweep. As
 // Kubernetes lists in pages for the same reason, this reads PAGE_KEYS keys a call, every page at the
-// first page's revision, so the pages make one consistent snapshot. A value is at most 1 MiB
-// (ETCD_MAX_VALUE_BYTES), so a page is at most ~200 MiB: the client's limit is set above that
-// (MAX_RESPONSE_BYTES), because a refused response would count against etcd3's circuit breaker and
-// stop every call to that member for a while.
+// first page's revision, so the pages make one consistent snapshot. Pages are large because etcd
+// counts the whole rest of the range for every page: 100,000 keys took 8.6 s in pages of 200,
+// 2.0 s in pages of 2,000 and 5,000. A value is at most 1 MiB (ETCD_MAX_VALUE_BYTES), so a page is
+// at most ~2,000 MiB: the client's limit is set above that (MAX_RESPONSE_BYTES, gRPC's largest),
+// because a refused response would count against etcd3's circuit breaker and stop every call to
+// that member for a while.
 import type { IKeyValue, Namespace } from 'etcd3';
 import { Range } from 'etcd3';
 
-export const PAGE_KEYS = 200;
-export const MAX_RESPONSE_BYTES = 256 * 1024 * 1024;
+export const PAGE_KEYS = 2000;
+export const MAX_RESPONSE_BYTES = 2 ** 31 - 1;
 
 /**
  * Every key under `prefix` (relative to the namespace) in key order, at one revision. `namespace`
@@ -20,18 +22,26 @@ export async function rangeInPages(
   kv: Namespace,
   namespace: string,
   prefix = '',
-  pageKeys = PAGE_KEYS,
+  opts: {
+    pageKeys?: number;
+    /** Each page as it arrives; the pages are then not kept (`kvs` comes back empty). */
+    onPage?: (kvs: IKeyValue[]) => Promise<void>;
+  } = {},
 ): Promise<{ kvs: IKeyValue[]; revision: string }> {
+  const pageKeys = opts.pageKeys ?? PAGE_KEYS;
   const whole = Range.prefix(prefix);
   const kvs: IKeyValue[] = [];
   let start: Buffer = whole.start;
   let revision: string | undefined;
   for (;;) {
-    const builder = kv.getAll().inRange({ start, end: whole.end }).sort('Key', 'Ascend').limit(pageKeys);
+    // No sort: ranges come in key order anyway, and etcd 3.4 reads the whole range to sort it
+    // before applying the limit (100,000 keys in pages of 200 took 58 s with it, 8.6 s without).
+    const builder = kv.getAll().inRange({ start, end: whole.end }).limit(pageKeys);
     if (revision !== undefined) builder.revision(revision);
     const res = await builder.exec();
     revision ??= res.header.revision;
-    for (const item of res.kvs) kvs.push(item);
+    if (opts.onPage) await opts.onPage(res.kvs);
+    else for (const item of res.kvs) kvs.push(item);
     const last = res.kvs[res.kvs.length - 1];
     if (!res.more || last === undefined) return { kvs, revision };
     // The next page starts just after the last key (etcd3 leaves the namespace on it).
