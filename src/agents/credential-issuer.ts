@@ -21,6 +21,7 @@ import { BackendError, type Condition, type Operation } from '../backend/types.j
 import { type Clock, isoTime } from '../lib/clock.js';
 import { conflict, forbidden, GatehouseError, invalidField } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
+import { type CredentialHoldings, MAX_REMOVED_PER_ISSUANCE } from './credential-holdings.js';
 import { type AgentLimits, rateLimitHeaders } from './rate-limits.js';
 import { userHolds } from './role-holding.js';
 import type { SigningKeys } from './signing-keys.js';
@@ -32,6 +33,8 @@ export interface CredentialSettings {
   defaultTtl: number;
   /** `iss` of agent JWTs. */
   issuer: string;
+  /** Credential records one agent holds at most (credential-holdings.ts). */
+  maxCredentials: number;
 }
 
 export interface IssueRequest {
@@ -72,6 +75,7 @@ export function createCredentialIssuer(deps: {
   tokens: Pick<TokenService, 'agentAccessToken'>;
   signingKeys: Pick<SigningKeys, 'current' | 'sign'>;
   limits: AgentLimits;
+  holdings: Pick<CredentialHoldings, 'held' | 'removable'>;
   settings: CredentialSettings;
 }) {
   const { state, audit, clock, settings } = deps;
@@ -97,6 +101,22 @@ export function createCredentialIssuer(deps: {
     throw new GatehouseError('rate_limited', `agent ${agent.id} may be issued ${breach.limit} credentials a minute`, {
       headers: rateLimitHeaders(breach),
     });
+  }
+
+  /**
+   * An agent at its bound makes room: its oldest records that let nobody in go in the issuing write;
+   * with none such, the issuance is refused rather than any live credential ended.
+   */
+  function makeRoom(agent: AgentRecord, now: number): Operation[] {
+    const held = deps.holdings.held(agent.id);
+    const over = held + 1 - settings.maxCredentials;
+    if (over <= 0) return [];
+    const { removed, ops } = deps.holdings.removable(agent.id, now, Math.min(over, MAX_REMOVED_PER_ISSUANCE));
+    if (removed === 0)
+      throw conflict(
+        `agent ${agent.name} holds ${held} credentials, none of them expired or revoked (agents.max_credentials is ${settings.maxCredentials}); revoke some, or wait until some expire`,
+      );
+    return ops;
   }
 
   /** The roles the credential carries: the requested ones (each the agent's and its owner's), or all that qualify. */
@@ -131,6 +151,7 @@ export function createCredentialIssuer(deps: {
       await checkIssuanceLimit(ctx, agent);
 
       const now = clock();
+      const room = makeRoom(agent, now);
       let ttlMs = (req.ttl ?? Math.min(settings.defaultTtl, bound)) * 1000;
       if (req.notAfter !== undefined) ttlMs = Math.min(ttlMs, req.notAfter - now);
       if (ttlMs < 1000) throw invalidField('/body/subject_token', 'expires too soon to be exchanged');
@@ -153,7 +174,7 @@ export function createCredentialIssuer(deps: {
         expires_at: isoTime(expiresAt),
       };
       const conditions: Condition[] = [{ key: agentItem.key, revision: agentItem.revision }];
-      const operations: Operation[] = [];
+      const operations: Operation[] = [...room];
       const secret: Partial<IssuedCredential> = {};
       let signing: Promise<string> | undefined;
 

@@ -14,6 +14,7 @@ import type { Clock } from '../lib/clock.js';
 import { parseDuration } from '../lib/duration.js';
 import type { SecretBox } from '../webhooks/secret-box.js';
 import { type AgentService, createAgentService } from './agent-service.js';
+import { createCredentialHoldings } from './credential-holdings.js';
 import { createCredentialIssuer } from './credential-issuer.js';
 import { type CredentialService, createCredentialService } from './credential-service.js';
 import { createDelegationService, type DelegationService } from './delegation-service.js';
@@ -92,10 +93,12 @@ export function createAgentServices(
     tokens,
     signingKeys,
     limits: basics.agentLimits,
+    holdings: createCredentialHoldings(state, tokenIndex),
     settings: {
       maxTtl: Math.floor(maxTtlMs / 1000),
       defaultTtl: Math.min(3600, Math.floor(maxTtlMs / 1000)),
       issuer: config.agents.jwt_issuer,
+      maxCredentials: config.agents.max_credentials,
     },
   });
   return {

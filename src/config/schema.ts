@@ -197,6 +197,12 @@ export const ConfigSchema = Type.Object(
           default: 60,
           description: 'Default per-agent credential-issuance limit (credentials endpoint and token exchange).',
         }),
+        max_credentials: Type.Integer({
+          minimum: 1,
+          default: 10_000,
+          description:
+            'Credential records one agent holds at most; expired and revoked ones make room for new ones, else an issuance is refused (409).',
+        }),
         jwt_issuer: Type.String({
           minLength: 1,
           maxLength: 512,
