@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { keys } from '../src/auth/records.js';
+import { keys, prefixes } from '../src/auth/records.js';
 import { type EtcdCluster, startEtcd } from './helpers/etcd.js';
 import { api, requestsTo, startTestServer, type TestServer, userWithRoles } from './helpers/gatehouse.js';
 
@@ -77,6 +77,12 @@ async function lastEvent(type: string) {
   const reply = await admin('GET', `/v1/events?type=${type}&per_page=1`);
   assert.equal(reply.status, 200, reply.text);
   return reply.json.events[0];
+}
+
+async function agent(name: string): Promise<string> {
+  const created = await admin('POST', '/v1/agents', { name, roles: ['auditor'] });
+  assert.equal(created.status, 201, created.text);
+  return created.json.id;
 }
 
 async function agentWithKey(name: string) {
@@ -200,4 +206,70 @@ test('a user owning more agents than one write can revoke is refused with the re
   assert.ok(deleted.status === 200 || deleted.status === 204, deleted.text);
   const after = await Promise.all(agents.slice(10).map((id) => admin('GET', `/v1/agents/${id}`)));
   assert.deepEqual(new Set(after.map((r) => r.json.status)), new Set(['revoked']));
+});
+
+/**
+ * Undoes the revocation of a credential and its token, as if the part of a write in parts that
+ * marked them had never been written.
+ */
+async function unrevoke(agentId: string, credentialId: string): Promise<void> {
+  const { state } = server.gatehouse.services;
+  const token = state
+    .list<{ credential_id?: string; revoked_at?: number }>(prefixes.tokens)
+    .find((t) => t.value.credential_id === credentialId);
+  const credential = state.get<{ revoked_at?: string }>(keys.credential(agentId, credentialId));
+  assert.ok(token?.value.revoked_at && credential?.value.revoked_at, 'both were revoked');
+  const { revoked_at: _t, revoked_reason: _tr, ...liveToken } = token.value as Record<string, unknown>;
+  const { revoked_at: _c, revoked_reason: _cr, ...liveCredential } = credential.value as Record<string, unknown>;
+  await state.write(
+    [
+      { key: token.key, revision: token.revision },
+      { key: credential.key, revision: credential.revision },
+    ],
+    [
+      { type: 'put', key: token.key, value: JSON.stringify(liveToken) },
+      { type: 'put', key: credential.key, value: JSON.stringify(liveCredential) },
+    ],
+  );
+}
+
+test('reactivating an agent first writes what its suspension left unwritten: no token comes back', async () => {
+  const id = await agent('leftover-suspended');
+  const credential = await admin('POST', `/v1/agents/${id}/credentials`, {});
+  assert.equal((await admin('PATCH', `/v1/agents/${id}`, { status: 'suspended' })).status, 200);
+  await unrevoke(id, credential.json.id);
+  await allAnswer([credential.json.access_token], '/v1/events?per_page=1', 401, 'agent_suspended');
+
+  assert.equal((await admin('PATCH', `/v1/agents/${id}`, { status: 'active' })).status, 200);
+  await allAnswer([credential.json.access_token], '/v1/events?per_page=1', 401, 'token_revoked');
+  const fresh = await admin('POST', `/v1/agents/${id}/credentials`, {});
+  await allAnswer([fresh.json.access_token], '/v1/events?per_page=1', 200);
+});
+
+test('a new consent does not bring back what the agent held for the user under the last one', async () => {
+  const user = await userWithRoles(server, 'leftover-user', ['auditor']);
+  const id = await agent('leftover-delegated');
+  const actor = (await admin('POST', `/v1/agents/${id}/credentials`, {})).json.access_token;
+  const exchange = () =>
+    api(server.url, 'POST', '/v1/auth/token', {
+      body: {
+        grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange',
+        subject_token: user.token,
+        actor_token: actor,
+      },
+    });
+  assert.equal((await as(user.token, 'POST', `/v1/agents/${id}/delegations`, {})).status, 201);
+  const delegated = await exchange();
+  assert.equal(delegated.status, 200, delegated.text);
+  const credentialId = (await admin('GET', `/v1/agents/${id}/credentials?per_page=100`)).json.credentials.find(
+    (c: { on_behalf_of: string | null }) => c.on_behalf_of === user.id,
+  ).id;
+  assert.equal((await as(user.token, 'DELETE', `/v1/agents/${id}/delegations/${user.id}`)).status, 200);
+  await unrevoke(id, credentialId);
+
+  assert.equal((await as(user.token, 'POST', `/v1/agents/${id}/delegations`, {})).status, 201);
+  await allAnswer([delegated.json.access_token], '/v1/events?per_page=1', 401, 'token_revoked');
+  const again = await exchange();
+  assert.equal(again.status, 200, again.text);
+  await allAnswer([again.json.access_token], '/v1/events?per_page=1', 200);
 });

@@ -318,6 +318,12 @@ export function createAgentService(deps: {
         ];
         const nameConditions = rename.addIndexKeys.map((key) => ({ key, is: 'absent' as const }));
         const killing = next.status !== a.status && (next.status === 'suspended' || next.status === 'revoked');
+        if (a.status === 'suspended' && next.status === 'active') {
+          // Whatever the suspension's later parts had not yet written (etcd, StateStore.writeInParts)
+          // is written before the agent may act again, so nothing it held comes back to life.
+          const leftovers = deps.killSwitch.plan(item, 'suspended', now).cleanup;
+          if (leftovers.length > 0) await state.writeInParts([], [], leftovers);
+        }
         const plan = killing ? deps.killSwitch.plan(item, next.status as 'suspended' | 'revoked', now) : undefined;
         const operations: Operation[] = [
           ...(plan?.operations.filter((op) => op.key !== item.key) ?? []),

@@ -52,6 +52,24 @@ export function createDelegationService(deps: {
     expires_at: g.expires_at ?? null,
   });
 
+  /** Revocations of every token and credential the agent holds for the user. */
+  function heldFor(agentId: string, userId: string, now: number) {
+    const held = deps.tokenIndex
+      .ofPrincipal(agentId)
+      .filter((k) => state.get<TokenRecord>(k)?.value.on_behalf_of?.id === userId);
+    const tokenOps = tokenRevocationOps(state, held, now, 'delegation_withdrawn');
+    const credentialOps: Operation[] = state
+      .list<CredentialRecord>(keys.credentialsOf(agentId))
+      .filter((c) => c.value.on_behalf_of?.id === userId && c.value.revoked_at === undefined)
+      .map((c) => ({
+        type: 'put',
+        key: c.key,
+        value: JSON.stringify({ ...c.value, revoked_at: isoTime(now), revoked_reason: 'delegation_withdrawn' }),
+        ...(c.expiresAt !== undefined ? { expiresAt: c.expiresAt } : {}),
+      }));
+    return { tokenOps, credentialOps };
+  }
+
   return {
     async grant(
       ctx: RequestContext & { principal: Principal },
@@ -72,6 +90,16 @@ export function createDelegationService(deps: {
           `let agent ${agent.name} act for user ${user.name}`,
         );
       const now = clock();
+      const key = keys.delegation(agentId, userId);
+      const current = state.get<DelegationGrant>(key)?.value;
+      if (!current || (current.expires_at !== undefined && Date.parse(current.expires_at) <= now)) {
+        // A new consent starts afresh: what the agent held for the user under a consent withdrawn or
+        // lapsed (tokens of an expired grant, or marks a withdrawal written in parts had not yet
+        // written, StateStore.writeInParts) never comes back to life with it.
+        const { tokenOps, credentialOps } = heldFor(agentId, userId, now);
+        if (tokenOps.length + credentialOps.length > 0)
+          await state.writeInParts([], [], [...tokenOps, ...credentialOps]);
+      }
       const grant: DelegationGrant = {
         agent_id: agentId,
         user_id: userId,
@@ -79,7 +107,6 @@ export function createDelegationService(deps: {
         created_by: { kind: ctx.principal.kind, id: ctx.principal.id },
         ...(input.ttl !== undefined ? { expires_at: isoTime(now + input.ttl * 1000) } : {}),
       };
-      const key = keys.delegation(agentId, userId);
       await translateConflicts(() =>
         state.write(
           [{ key: keys.agent(agentId), is: 'present' }],
@@ -121,19 +148,7 @@ export function createDelegationService(deps: {
       const item = state.get<DelegationGrant>(keys.delegation(agentId, userId));
       if (!item) throw notFound('delegation', `${agentId}/${userId}`);
       const now = clock();
-      const held = deps.tokenIndex
-        .ofPrincipal(agentId)
-        .filter((k) => state.get<TokenRecord>(k)?.value.on_behalf_of?.id === userId);
-      const tokenOps = tokenRevocationOps(state, held, now, 'delegation_withdrawn');
-      const credentialOps: Operation[] = state
-        .list<CredentialRecord>(keys.credentialsOf(agentId))
-        .filter((c) => c.value.on_behalf_of?.id === userId && c.value.revoked_at === undefined)
-        .map((c) => ({
-          type: 'put',
-          key: c.key,
-          value: JSON.stringify({ ...c.value, revoked_at: isoTime(now), revoked_reason: 'delegation_withdrawn' }),
-          ...(c.expiresAt !== undefined ? { expiresAt: c.expiresAt } : {}),
-        }));
+      const { tokenOps, credentialOps } = heldFor(agentId, userId, now);
       await translateConflicts(() =>
         // Without the grant no token acts for the user (principal-pipeline.ts); they are marked after it.
         state.writeInParts(
