@@ -11,6 +11,7 @@ import {
   ClientRuntimeError,
   Etcd3,
   EtcdError,
+  GRPCDeadlineExceededError,
   GRPCGenericError,
   type IKeyValue,
   type IOptions,
@@ -124,7 +125,11 @@ const retryingPolicy = {
       try {
         return await fn({ attempt });
       } catch (error) {
-        if (attempt >= 2 || !isRecoverableError(error as Error)) throw error;
+        // A call that ran out its deadline is not tried again: each call is bounded at callTimeoutMs,
+        // and three tries made a write without quorum wait up to three times that (5, 10 or 15 s
+        // depending on which members the tries reached; test/cluster-faults.test.ts).
+        if (attempt >= 2 || !isRecoverableError(error as Error) || error instanceof GRPCDeadlineExceededError)
+          throw error;
         const call = calls.getStore();
         if (call) call.retried = true;
       }
