@@ -17,7 +17,7 @@ const TOKENS_REMOVED_WITH_A_RECORD = 20;
 
 interface Held {
   id: string;
-  /** Epoch ms; Infinity while it may still be used. */
+  /** Epoch ms from which it lets nobody in: its expiry, or 0 once revoked. */
   endsAt: number;
 }
 

@@ -14,7 +14,6 @@ export interface EtcdCompactorDeps {
   /** Compacts history below `revision`. */
   compact(revision: string): Promise<unknown>;
   intervalMs: number;
-  onCompacted?: (revision: string) => void;
 }
 
 /** etcd's answer when the revision is at or below one already compacted (another instance's). */
@@ -31,7 +30,6 @@ export function startEtcdCompactor(deps: EtcdCompactorDeps) {
     if (target === undefined || BigInt(target) <= 1n) return;
     try {
       await deps.compact(target);
-      deps.onCompacted?.(target);
     } catch (error) {
       if (!ALREADY_COMPACTED.test(String((error as Error)?.message))) throw error;
     }

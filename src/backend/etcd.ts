@@ -155,7 +155,6 @@ export function openEtcdBackend(opts: EtcdBackendOptions): Backend {
     grpcOptions: { 'grpc.max_receive_message_length': MAX_RESPONSE_BYTES },
   });
   const prefix = opts.prefix ?? '/gatehouse/';
-  const namespace = prefix;
   const kv: Namespace = client.namespace(prefix);
   const decode = (raw: IKeyValue) => decodeKv(raw, prefix);
   // close() lets writes already asked for finish, as the SQLite backend's queue does.
@@ -278,11 +277,9 @@ export function openEtcdBackend(opts: EtcdBackendOptions): Backend {
    */
   async function sweep(): Promise<void> {
     const now = clock();
-    await rangeInPages(kv, prefix, '', {
-      onPage: async (page) => {
-        const expired = page.map(decode).filter((i) => i.expiresAt !== undefined && i.expiresAt <= now);
-        for (let i = 0; i < expired.length; i += SWEEP_BATCH) await deleteUnchanged(expired.slice(i, i + SWEEP_BATCH));
-      },
+    await rangeInPages(kv, prefix, '', async (page) => {
+      const expired = page.map(decode).filter((i) => i.expiresAt !== undefined && i.expiresAt <= now);
+      for (let i = 0; i < expired.length; i += SWEEP_BATCH) await deleteUnchanged(expired.slice(i, i + SWEEP_BATCH));
     });
   }
   async function deleteUnchanged(items: Item[]): Promise<void> {
@@ -328,8 +325,8 @@ export function openEtcdBackend(opts: EtcdBackendOptions): Backend {
     async get(key) {
       return live(await guard(currentOf(key)));
     },
-    async getRange(prefix, o = {}) {
-      const all = await guard(rangeInPages(kv, namespace, prefix));
+    async getRange(under, o = {}) {
+      const all = await guard(rangeInPages(kv, prefix, under));
       const items = all.kvs.map(decode).filter((i) => live(i) && (o.startKey === undefined || i.key >= o.startKey));
       return o.limit === undefined ? items : items.slice(0, o.limit);
     },

@@ -216,7 +216,8 @@ export function createWebhookDispatcher(deps: {
     // The position and its deliveries are one write, which etcd bounds (128 operations): with many
     // webhooks, fewer events are taken this step (at least one), read again to learn their position.
     const fitting = eventsThatFit(events, hooks, state.maxWriteOperations - 1);
-    if (fitting < events.length) {
+    const narrowed = fitting < events.length;
+    if (narrowed) {
       ({ events, position } = await deps.auditStore.tail(from, fitting));
       if (events.length === 0 || position === undefined) return false;
     }
@@ -257,7 +258,8 @@ export function createWebhookDispatcher(deps: {
     ];
     await state.write(conditions, operations);
     for (const d of deliveries) onCreated(d.key);
-    return events.length >= opts.batchSize;
+    // Events left behind by a narrowed step are read at once, not a poll later.
+    return narrowed || events.length >= opts.batchSize;
   }
 
   /** How many of the events, from the first, fit in one write of at most `room` deliveries (at least 1). */
