@@ -11,6 +11,7 @@
 // The cursor/position codec and the query checks below are shared with the PostgreSQL store.
 import Database from 'better-sqlite3';
 import { prefixUpperBound } from '../lib/prefix-range.js';
+import { privateSqliteFile } from '../lib/private-files.js';
 import { runMigrations } from '../lib/sqlite-migrations.js';
 import { openWriter } from './sqlite-writer.js';
 import { type AuditEvent, type AuditPage, type AuditQuery, type AuditStore, InvalidCursorError } from './types.js';
@@ -116,6 +117,7 @@ export function openSqliteAuditStore(opts: {
   /** Called with every SQL statement run, parameters filled in (tests check the query plans with it). */
   trace?: (sql: string) => void;
 }): AuditStore {
+  privateSqliteFile(opts.path); // 0600 with its -wal and -shm, whatever the data dir's mode
   const db = new Database(opts.path, opts.trace ? { verbose: (sql) => opts.trace?.(String(sql)) } : {});
   try {
     db.pragma('journal_mode = WAL');

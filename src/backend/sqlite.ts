@@ -4,6 +4,7 @@
 // Single process only: watchers are served in-process, which is what the embedded mode is for.
 import Database from 'better-sqlite3';
 import { prefixUpperBound } from '../lib/prefix-range.js';
+import { privateSqliteFile } from '../lib/private-files.js';
 import { runMigrations } from '../lib/sqlite-migrations.js';
 import { startCheckpointer } from './sqlite-checkpointer.js';
 import { createWalSyncer, type SyncFile, type WalSyncer } from './sqlite-wal-sync.js';
@@ -58,6 +59,7 @@ export interface SqliteBackendOptions {
 }
 
 export function openSqliteBackend(opts: SqliteBackendOptions): Backend {
+  privateSqliteFile(opts.path); // 0600 with its -wal and -shm, whatever the data dir's mode
   const db = new Database(opts.path);
   try {
     db.pragma('journal_mode = WAL');

@@ -9,6 +9,7 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { privateDir } from '../lib/private-files.js';
 import { checkKey, type ObjectInfo, type ObjectStore, type PutOptions } from './object-store.js';
 
 interface MetaFile {
@@ -32,6 +33,10 @@ export function createFsStore(rootPath: string): ObjectStore {
   const tmpDir = join(root, '.tmp');
   const dataPath = (key: string) => join(root, checkKey(key));
   const metaPath = (key: string) => join(root, '.meta', `${checkKey(key)}.json`);
+  // Recordings hold whatever crossed a terminal: the tree is 0700 however the data dir is set, and
+  // a root an older release left 0755 is tightened by the first put.
+  let rootReady: Promise<void> | undefined;
+  const privateMkdir = (dir: string) => mkdir(dir, { recursive: true, mode: 0o700 });
 
   async function readMeta(key: string): Promise<MetaFile> {
     try {
@@ -64,7 +69,12 @@ export function createFsStore(rootPath: string): ObjectStore {
     async put(key: string, body: () => Readable, opts: PutOptions): Promise<void> {
       const target = dataPath(key);
       const metaTarget = metaPath(key);
-      await mkdir(tmpDir, { recursive: true });
+      rootReady ??= privateDir(root).catch((error) => {
+        rootReady = undefined;
+        throw error;
+      });
+      await rootReady;
+      await privateMkdir(tmpDir);
       const tmp = join(tmpDir, randomBytes(12).toString('hex'));
       const md5 = createHash('md5');
       let size = 0;
@@ -91,8 +101,8 @@ export function createFsStore(rootPath: string): ObjectStore {
         } finally {
           await handle.close();
         }
-        await mkdir(dirname(target), { recursive: true });
-        await mkdir(dirname(metaTarget), { recursive: true });
+        await privateMkdir(dirname(target));
+        await privateMkdir(dirname(metaTarget));
         // Metadata first: a data file present implies metadata of this put (or a later one).
         await rename(metaTmp, metaTarget);
         await rename(tmp, target);

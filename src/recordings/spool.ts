@@ -17,10 +17,11 @@
 // at most HEADER_MAX + MARKER_RESERVE bytes per session.
 import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
-import { mkdir, open, readdir, rename, stat, unlink } from 'node:fs/promises';
+import { open, readdir, rename, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
+import { privateDir } from '../lib/private-files.js';
 import {
   createAsciicastEncoder,
   type EncoderOptions,
@@ -279,7 +280,7 @@ export function createSpool(opts: SpoolOptions) {
      * (they still parse, with an interruption marker), drops stale gzip files and counts usage.
      */
     async open(): Promise<{ recovered: string[] }> {
-      await mkdir(opts.dir, { recursive: true, mode: 0o700 });
+      await privateDir(opts.dir); // 0700, also when an older release left it looser
       lock = await lockSpoolDir(opts.dir, opts.lockStaleMs === undefined ? {} : { staleMs: opts.lockStaleMs });
       const recovered: string[] = [];
       let names = await readdir(opts.dir);
