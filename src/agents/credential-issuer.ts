@@ -10,6 +10,7 @@ import {
   type AgentRecord,
   type CredentialRecord,
   type CredentialType,
+  type ExchangeSources,
   keys,
   type UserRecord,
 } from '../auth/records.js';
@@ -45,6 +46,8 @@ export interface IssueRequest {
   audience?: string;
   /** Token exchange: the user the agent acts for, and the latest the credential may expire (ms). */
   onBehalfOf?: UserRecord;
+  /** Token exchange: the tokens it came from, which it must not outlive (records.ts). */
+  exchangedFrom?: ExchangeSources;
   notAfter?: number;
   /** The field requests name in errors (`/body/ttl`, `/body/scope`). */
   rolesPath?: string;
@@ -169,6 +172,7 @@ export function createCredentialIssuer(deps: {
         ...scoped,
         ...(req.audience !== undefined ? { audience: req.audience } : {}),
         ...(subject ? { on_behalf_of: { kind: 'user', id: subject.id } } : {}),
+        ...(req.exchangedFrom ? { exchanged_from: req.exchangedFrom } : {}),
         created_by: { kind: actor.kind, ...(actor.id ? { id: actor.id } : {}) },
         created_at: isoTime(now),
         expires_at: isoTime(expiresAt),
@@ -193,6 +197,7 @@ export function createCredentialIssuer(deps: {
           ...scoped,
           credential_id: id,
           ...(subject ? { on_behalf_of: { kind: 'user', id: subject.id } } : {}),
+          ...(req.exchangedFrom ? { exchanged_from: req.exchangedFrom } : {}),
         });
         record.token_family = token.family;
         operations.push(token.op);

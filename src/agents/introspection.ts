@@ -1,12 +1,14 @@
 // Token introspection (RFC 7662) for services that must hear about a kill switch before a JWT
 // expires: a signed JWT is active only while its signature verifies with a published key, its
-// credential is not revoked, its agent is active and (delegated) its user still allows it. An
-// opaque token is active when it would authenticate. Anything else is just {active: false}.
+// credential is not revoked, its agent is active and (delegated) its user still allows it and the
+// tokens it was exchanged from still work. An opaque token is active when it would authenticate.
+// Anything else is just {active: false}.
 import { type CryptoKey, importJWK, type JWTPayload, jwtVerify } from 'jose';
 import {
   type AgentRecord,
   type CredentialRecord,
   type DelegationGrant,
+  type ExchangeSources,
   keys,
   type UserRecord,
 } from '../auth/records.js';
@@ -36,7 +38,7 @@ export type TokenIntrospection = ReturnType<typeof createTokenIntrospection>;
 export function createTokenIntrospection(deps: {
   state: StateStore;
   clock: Clock;
-  tokens: Pick<TokenService, 'resolve'>;
+  tokens: Pick<TokenService, 'resolve' | 'resolveById'>;
   signingKeys: Pick<SigningKeys, 'publicKeyOf'>;
   issuer: string;
 }) {
@@ -54,12 +56,25 @@ export function createTokenIntrospection(deps: {
     return key;
   }
 
+  /** A delegated JWT is active only while both tokens it was exchanged from would authenticate. */
+  function sourcesLive(sources: ExchangeSources): boolean {
+    try {
+      deps.tokens.resolveById(sources.subject.id);
+      deps.tokens.resolveById(sources.actor.id);
+      return true;
+    } catch (error) {
+      if (error instanceof GatehouseError) return false;
+      throw error;
+    }
+  }
+
   /** Is the agent (and the user it acts for) still allowed to hold this JWT? */
   function jwtStillValid(payload: JWTPayload & { act?: { sub?: string } }): boolean {
     const agentId = payload.act?.sub ?? payload.sub;
     if (!agentId || !payload.jti) return false;
     const credential = state.get<CredentialRecord>(keys.credential(agentId, payload.jti))?.value;
     if (!credential || credential.revoked_at !== undefined) return false;
+    if (credential.exchanged_from && !sourcesLive(credential.exchanged_from)) return false;
     const agent = state.get<AgentRecord>(keys.agent(agentId))?.value;
     const owner = agent ? state.get<UserRecord>(keys.user(agent.owner))?.value : undefined;
     if (agent?.status !== 'active' || owner?.status !== 'active') return false;

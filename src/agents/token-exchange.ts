@@ -2,11 +2,12 @@
 // and its own (actor_token) and gets a token that acts for the user — never with more than both may
 // do (checked per request) — provided the user allowed that agent. The result is an opaque token
 // for Gatehouse's API or, with requested_token_type jwt, a signed JWT (sub = user, act.sub = agent)
-// for a third party. Delegated tokens are not refreshable and die with either token's principal.
+// for a third party. Delegated tokens are not refreshable and die with either token's principal, and
+// with either token itself: a logout, a deleted API key or a revoked credential ends them too.
 
 import type { AuditLog } from '../audit/audit-log.js';
 import { actorOf, eventContext, type Principal, type RequestContext } from '../auth/principal.js';
-import { type AgentRecord, type DelegationGrant, keys, type UserRecord } from '../auth/records.js';
+import { type AgentRecord, type DelegationGrant, keys, type TokenSource, type UserRecord } from '../auth/records.js';
 import type { ResolvedToken, TokenService } from '../auth/token-service.js';
 import type { StateStore } from '../backend/state.js';
 import type { Clock } from '../lib/clock.js';
@@ -37,6 +38,14 @@ export interface ExchangeResponse {
 }
 
 export type TokenExchange = ReturnType<typeof createTokenExchange>;
+
+/** What ends a token, kept on the tokens exchanged from it so that it ends them too. */
+const sourceOf = ({ id, record }: ResolvedToken): TokenSource => ({
+  id,
+  family: record.family,
+  ...(record.api_key_id ? { api_key_id: record.api_key_id } : {}),
+  ...(record.credential_id ? { credential_id: record.credential_id } : {}),
+});
 
 export function createTokenExchange(deps: {
   state: StateStore;
@@ -123,6 +132,7 @@ export function createTokenExchange(deps: {
         ...(roles ? { roles } : {}),
         ...(req.audience !== undefined ? { audience: req.audience } : {}),
         onBehalfOf: user,
+        exchangedFrom: { subject: sourceOf(subject), actor: sourceOf(actor) },
         notAfter: jwt ? notAfter : Math.min(notAfter, clock() + deps.accessTtlMs),
         rolesPath: '/body/scope',
       });

@@ -71,6 +71,23 @@ export interface CredentialRecord {
   token_family?: string;
   /** The signing key of a JWT. */
   kid?: string;
+  /** Token exchange: the tokens it was exchanged from; a JWT is active only while both are. */
+  exchanged_from?: ExchangeSources;
+}
+
+/** One token a delegated token was exchanged from: what ends it (its login, API key, credential) ends that one too. */
+export interface TokenSource {
+  /** The token's store id (keys.token). */
+  id: string;
+  family: string;
+  api_key_id?: string;
+  credential_id?: string;
+}
+
+/** The user's token (subject) and the agent's (actor) a delegated token came from. */
+export interface ExchangeSources {
+  subject: TokenSource;
+  actor: TokenSource;
 }
 
 /** A user's consent that an agent may act for them (token exchange needs it). */
@@ -140,6 +157,8 @@ export interface TokenRecord {
   not_after?: number;
   /** Delegation (RFC 8693): the agent (principal) acts for this user. */
   on_behalf_of?: PrincipalRef;
+  /** Delegation: the tokens it was exchanged from; it dies with either (token-index.ts, token-service.ts). */
+  exchanged_from?: ExchangeSources;
 }
 
 /**

@@ -80,6 +80,35 @@ test('a delegated token belongs to the agent and to the user it acts for', () =>
   assert.deepEqual(index.ofPrincipal('agent_b'), []);
 });
 
+test('a delegated token is found by the logins, keys and credentials it was exchanged from, but is none of their own', () => {
+  const { index, put, drop } = feed([[key(1), token('f1')]]);
+  put(
+    key(2),
+    token('fx', {
+      principal: { kind: 'agent', id: 'agent_b' },
+      api_key_id: undefined,
+      on_behalf_of: { kind: 'user', id: 'user_a' },
+      exchanged_from: {
+        subject: { id: 't1', family: 'f1', api_key_id: 'key_a' },
+        actor: { id: 't9', family: 'f9', credential_id: 'cred_y' },
+      },
+    }),
+  );
+  assert.deepEqual(sorted(index.ofFamily('f1')), [key(1), key(2)], "ending the user's login ends it");
+  assert.deepEqual(sorted(index.ofApiKey('key_a')), [key(1), key(2)], "deleting the user's key ends it");
+  assert.deepEqual(index.ofCredential('cred_y'), [key(2)], "revoking the agent's credential ends it");
+  assert.deepEqual(index.ofFamily('f9'), [key(2)]);
+  assert.deepEqual(
+    index.familyByAge('f1').map(([k]) => k),
+    [key(1)],
+    "the login's own tokens (which its bound trims) do not count it",
+  );
+  assert.deepEqual(index.ofCredential('cred_z'), [], 'control: nothing else');
+  drop(key(2));
+  assert.deepEqual(index.ofFamily('f1'), [key(1)]);
+  assert.deepEqual(index.ofCredential('cred_y'), []);
+});
+
 test("an API key's logins are kept least recently used first: a new token moves its login, a rewrite does not", () => {
   const { index, put, drop } = feed([
     [key(1), token('f1')],

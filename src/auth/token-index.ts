@@ -22,13 +22,20 @@ export function createTokenIndex(state: StateStore) {
   /** Tokens of ended logins whose deletion is on its way: their login has already left the order. */
   const departing = new Set<string>();
 
-  // A delegated token belongs to both principals: ending either ends it.
+  // A delegated token belongs to both principals: ending either ends it. It also belongs, apart
+  // (x…), to the logins, keys and credentials of the tokens it was exchanged from: ending one of those
+  // revokes it, but it never counts as one of that login's own tokens (login-bounds.ts trims those).
   const groups = (t: TokenRecord): string[] => {
     const g = [`p:${t.principal.id}`, `f:${t.family}`];
     if (t.api_key_id) g.push(`k:${t.api_key_id}`);
     if (t.credential_id) g.push(`c:${t.credential_id}`);
     if (t.on_behalf_of) g.push(`p:${t.on_behalf_of.id}`);
-    return g;
+    for (const source of t.exchanged_from ? [t.exchanged_from.subject, t.exchanged_from.actor] : []) {
+      g.push(`xf:${source.family}`);
+      if (source.api_key_id) g.push(`xk:${source.api_key_id}`);
+      if (source.credential_id) g.push(`xc:${source.credential_id}`);
+    }
+    return [...new Set(g)];
   };
   function ungroup(key: string, record: TokenRecord): void {
     for (const g of groups(record)) {
@@ -102,11 +109,13 @@ export function createTokenIndex(state: StateStore) {
     const m = byGroup.get(group);
     return m === undefined ? [] : typeof m === 'string' ? [m] : [...m];
   };
+  /** A group's own tokens and those exchanged from them. */
+  const withExchanged = (group: string): string[] => [...members(group), ...members(`x${group}`)];
   return {
     ofPrincipal: (id: string) => members(`p:${id}`),
-    ofFamily: (family: string) => members(`f:${family}`),
-    ofApiKey: (id: string) => members(`k:${id}`),
-    ofCredential: (id: string) => members(`c:${id}`),
+    ofFamily: (family: string) => withExchanged(`f:${family}`),
+    ofApiKey: (id: string) => withExchanged(`k:${id}`),
+    ofCredential: (id: string) => withExchanged(`c:${id}`),
     /** A family's tokens with their records, oldest issued first. */
     familyByAge(family: string): Array<[string, TokenRecord]> {
       return members(`f:${family}`)

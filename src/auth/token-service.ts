@@ -19,6 +19,7 @@ import type { PrincipalPipeline, PrincipalScope } from './principal-pipeline.js'
 import {
   type AgentRecord,
   type ApiKeyRecord,
+  type ExchangeSources,
   keys,
   type PrincipalRef,
   type TokenRecord,
@@ -48,6 +49,8 @@ export interface AgentTokenScope {
   credential_id?: string;
   not_after?: number;
   on_behalf_of?: PrincipalRef;
+  /** Token exchange: the user's and the agent's tokens it came from. */
+  exchanged_from?: ExchangeSources;
 }
 
 /** Marks uses of agents and credentials (last_used_at); see agents/usage.ts. */
@@ -232,6 +235,29 @@ export function createTokenService(deps: {
     return answer;
   }
 
+  /**
+   * A delegated token works only while both tokens it was exchanged from would: a logout, a deleted
+   * API key or a revoked credential ends it even before its own record is marked (on etcd that
+   * marking may come in a later write: StateStore.writeInParts). Neither source is delegated itself
+   * (delegation does not chain), so this goes one level deep.
+   */
+  function sourcesLive(sources: ExchangeSources): void {
+    for (const [which, source] of [
+      ['user', sources.subject],
+      ['agent', sources.actor],
+    ] as const) {
+      try {
+        resolveAnew(source.id);
+      } catch (error) {
+        if (!(error instanceof GatehouseError) || error.status !== 401) throw error;
+        throw new GatehouseError(
+          'token_revoked',
+          `the ${which}'s token this was exchanged from no longer works (${error.detail})`,
+        );
+      }
+    }
+  }
+
   function resolveAnew(id: string): ResolvedToken {
     const record = state.get<TokenRecord>(keys.token(id))?.value;
     if (record?.kind !== 'access') throw new GatehouseError('invalid_token', 'unknown access token');
@@ -244,6 +270,7 @@ export function createTokenService(deps: {
       ...(record.on_behalf_of ? { on_behalf_of: record.on_behalf_of } : {}),
     };
     const principal = deps.pipeline.resolve(record.principal, scope, { id, family: record.family });
+    if (record.exchanged_from) sourcesLive(record.exchanged_from);
     // Frozen: one answer serves many requests, so none may change it for the others.
     return Object.freeze({ id, record, principal: Object.freeze({ ...principal, method: 'token' as const }) });
   }
@@ -430,6 +457,8 @@ export function createTokenService(deps: {
     revokeKeys,
 
     resolve,
+    /** Resolves a stored access token by its id (keys.token), or throws the precise 401. */
+    resolveById: resolveAnew,
     /**
      * For other ways of logging in (token exchange, tokens typed as SSH passwords): the same failure
      * accounting; the error to answer is 429 once the source or the credential is over the limit.
