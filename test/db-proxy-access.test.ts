@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
-import { createDbRole, registerPostgres } from './helpers/db-resource.js';
+import { createDbRole, ensureReadOnlyLogin, registerPostgres } from './helpers/db-resource.js';
 import { api, startTestServer, type TestServer, userWithRoles } from './helpers/gatehouse.js';
 import { directPsql, psql, requirePostgres, through } from './helpers/psql.js';
 import { until } from './helpers/until.js';
@@ -36,7 +36,7 @@ if (requirePostgres('PostgreSQL proxy access')) {
     before(async () => {
       gh = await startTestServer();
       port = gh.gatehouse.dbAddr?.port as number;
-      dbId = await registerPostgres(gh, { labels: { env: 'dev' } });
+      dbId = await registerPostgres(gh, { labels: { env: 'dev' }, readOnlyLogin: await ensureReadOnlyLogin() });
       await registerPostgres(gh, { name: 'pg-prod', labels: { env: 'prod' } });
       for (const name of ['db-dev', 'db-dev-2']) {
         await createDbRole(gh, name, {

@@ -1,7 +1,8 @@
-// A database's upstream credentials: the passwords Gatehouse logs in with (per database user), an
-// optional client certificate and key, and the CA that the server's certificate must chain to (TLS
-// verify-full). Secrets are sealed with the data dir's key, bound to the database id, and kept apart
-// from the resource record; the API answers only which kinds are set, never a value.
+// A database's upstream credentials: the passwords Gatehouse logs in with (per database user), the
+// login that read-only sessions run as, an optional client certificate and key, and the CA that the
+// server's certificate must chain to (TLS verify-full). Secrets are sealed with the data dir's key,
+// bound to the database id, and kept apart from the resource record; the API answers only which
+// kinds are set, never a value.
 import { X509Certificate } from 'node:crypto';
 import { type Static, Type } from '@sinclair/typebox';
 import { invalidField } from '../lib/errors.js';
@@ -34,10 +35,29 @@ export const DbInput = Type.Object(
         { maxItems: 64, description: 'Passwords per database user' },
       ),
     ),
+    read_only_login: Type.Optional(
+      Type.Object(
+        {
+          name: Type.String({ minLength: 1, maxLength: 63, description: 'The database login (role) name' }),
+          password: Type.Optional(
+            Type.String({
+              minLength: 1,
+              maxLength: 1024,
+              description: 'Its password, if the server asks for one (sealed at rest, never answered)',
+            }),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+    ),
     client_cert_pem: Type.Optional(Pem('A client certificate (PEM) to present, with client_key_pem (needs ca_pem)')),
     client_key_pem: Type.Optional(Pem('The client certificate’s private key (PEM)')),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    description:
+      'read_only_login: the database login that sessions under the role option db_read_only run as, whatever db_user they ask for. It must hold no write privilege (e.g. granted pg_read_all_data only, PostgreSQL 14+): parsing SQL cannot keep a session read-only, the server must. Without it such sessions are refused',
+  },
 );
 
 /** What the API says about a database's upstream credentials. */
@@ -49,6 +69,15 @@ export const DbSummary = Type.Object(
     ca_fingerprint: Type.Optional(Type.String({ description: "SHA-256 fingerprint of the server's CA" })),
     client_certificate: Type.Boolean({ description: 'Whether a client certificate and key are set' }),
     password_users: Type.Array(Type.String(), { description: 'Database users Gatehouse holds a password for' }),
+    read_only_login: Type.Optional(
+      Type.Object(
+        {
+          name: Type.String({ description: 'The login db_read_only sessions run as' }),
+          password: Type.Boolean({ description: 'Whether Gatehouse holds a password for it' }),
+        },
+        { additionalProperties: false },
+      ),
+    ),
   },
   { additionalProperties: false },
 );
@@ -59,10 +88,14 @@ export interface DbSecret {
   passwords_sealed?: Record<string, string>;
   client_cert_pem?: string;
   client_key_sealed?: string;
+  /** The login read-only sessions run as, its password sealed. */
+  read_only_login?: { name: string; password_sealed?: string };
 }
 
 /** What the database proxy needs to log in as one database user (in memory only). */
 export interface DbUpstream {
+  /** The database user to log in as (a read-only session's is the read-only login). */
+  user: string;
   password?: string;
   tls?: { ca: string; cert?: string; key?: string };
 }
@@ -97,6 +130,18 @@ export function sealDbUpstream(
     secret.passwords_sealed ??= {};
     secret.passwords_sealed[u.name] = box.seal(u.password, sealContext(dbId, `password-${u.name}`));
   }
+  const readOnly = input.read_only_login;
+  if (readOnly) {
+    // One password per login: were it also under users, which one the server gets would be a guess.
+    if (names.has(readOnly.name))
+      throw invalidField('/body/db/read_only_login/name', `${readOnly.name} is also in users: give it once, here`);
+    secret.read_only_login = {
+      name: readOnly.name,
+      ...(readOnly.password === undefined
+        ? {}
+        : { password_sealed: box.seal(readOnly.password, sealContext(dbId, 'read-only-password')) }),
+    };
+  }
   if (input.ca_pem !== undefined) secret.ca_pem = input.ca_pem;
   if (input.client_cert_pem !== undefined && input.client_key_pem !== undefined) {
     secret.client_cert_pem = input.client_cert_pem;
@@ -109,21 +154,58 @@ export function sealDbUpstream(
       ...(ca ? { ca_fingerprint: ca.fingerprint256 } : {}),
       client_certificate: secret.client_cert_pem !== undefined,
       password_users: [...names].sort(),
+      ...(readOnly ? { read_only_login: { name: readOnly.name, password: readOnly.password !== undefined } } : {}),
     },
   };
 }
 
-export function openDbUpstream(box: Pick<SecretBox, 'open'>, dbId: string, secret: DbSecret, dbUser: string) {
-  const sealed = secret.passwords_sealed?.[dbUser];
-  const upstream: DbUpstream = {
-    ...(sealed ? { password: box.open(sealed, sealContext(dbId, `password-${dbUser}`)) } : {}),
+/** Whether anything sealed is held: a password (a user's or the read-only login's) or a client key. */
+export function holdsDbSecrets(secret: DbSecret | undefined): boolean {
+  if (!secret) return false;
+  return (
+    Object.keys(secret.passwords_sealed ?? {}).length > 0 ||
+    secret.read_only_login?.password_sealed !== undefined ||
+    secret.client_key_sealed !== undefined
+  );
+}
+
+function openTls(box: Pick<SecretBox, 'open'>, dbId: string, secret: DbSecret): DbUpstream['tls'] {
+  if (!secret.ca_pem) return undefined;
+  return {
+    ca: secret.ca_pem,
+    ...(secret.client_cert_pem ? { cert: secret.client_cert_pem } : {}),
+    ...(secret.client_key_sealed ? { key: box.open(secret.client_key_sealed, sealContext(dbId, 'client-key')) } : {}),
   };
-  if (secret.ca_pem) {
-    upstream.tls = {
-      ca: secret.ca_pem,
-      ...(secret.client_cert_pem ? { cert: secret.client_cert_pem } : {}),
-      ...(secret.client_key_sealed ? { key: box.open(secret.client_key_sealed, sealContext(dbId, 'client-key')) } : {}),
-    };
-  }
-  return upstream;
+}
+
+/** How to log in as `dbUser` (read-write sessions). */
+export function openDbUpstream(
+  box: Pick<SecretBox, 'open'>,
+  dbId: string,
+  secret: DbSecret,
+  dbUser: string,
+): DbUpstream {
+  const readOnly = secret.read_only_login;
+  if (readOnly?.name === dbUser) return openDbReadOnly(box, dbId, secret) as DbUpstream;
+  const sealed = secret.passwords_sealed?.[dbUser];
+  const tls = openTls(box, dbId, secret);
+  return {
+    user: dbUser,
+    ...(sealed ? { password: box.open(sealed, sealContext(dbId, `password-${dbUser}`)) } : {}),
+    ...(tls ? { tls } : {}),
+  };
+}
+
+/** How a read-only session logs in: as the read-only login; undefined when none is registered. */
+export function openDbReadOnly(box: Pick<SecretBox, 'open'>, dbId: string, secret: DbSecret): DbUpstream | undefined {
+  const login = secret.read_only_login;
+  if (!login) return undefined;
+  const tls = openTls(box, dbId, secret);
+  return {
+    user: login.name,
+    ...(login.password_sealed
+      ? { password: box.open(login.password_sealed, sealContext(dbId, 'read-only-password')) }
+      : {}),
+    ...(tls ? { tls } : {}),
+  };
 }

@@ -20,7 +20,7 @@ import { generateEd25519 } from '../lib/ssh-keygen.js';
 import { globMatch } from '../rbac/policy.js';
 import { parsePublicKeyBlob, parsePublicKeyLine } from '../ssh-keys/ssh-public-key.js';
 import type { SecretBox } from '../webhooks/secret-box.js';
-import { type DbSecret, type DbUpstream, openDbUpstream, sealDbUpstream } from './db-upstream.js';
+import { type DbSecret, type DbUpstream, openDbReadOnly, openDbUpstream, sealDbUpstream } from './db-upstream.js';
 import {
   checkAddress,
   type KubeSecret,
@@ -338,10 +338,15 @@ export function createResourceService(deps: {
       return openKubeUpstream(box, clusterId, secret, item.value.address);
     },
 
-    /** How the database proxy logs in to this database as this user (opened here only). */
-    dbUpstream(databaseId: string, dbUser: string): DbUpstream {
+    /**
+     * How the database proxy logs in to this database (opened here only): as `dbUser`, or for a
+     * read-only session as the read-only login — undefined when none is registered, so that such a
+     * session is refused rather than run as a user who may write.
+     */
+    dbUpstream(databaseId: string, dbUser: string, access: 'read_write' | 'read_only'): DbUpstream | undefined {
       const secret = state.get<DbSecret>(keys.dbSecret(databaseId))?.value;
-      return secret ? openDbUpstream(box, databaseId, secret, dbUser) : {};
+      if (access === 'read_only') return secret ? openDbReadOnly(box, databaseId, secret) : undefined;
+      return secret ? openDbUpstream(box, databaseId, secret, dbUser) : { user: dbUser };
     },
 
     /**

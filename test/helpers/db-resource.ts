@@ -1,7 +1,9 @@
 // The machine's PostgreSQL (127.0.0.1:5432, trust, database `test`) registered through the API as a
-// database resource, and roles that may reach databases: the setup the PostgreSQL proxy tests share.
+// database resource, roles that may reach databases, and the read-only login db_read_only sessions
+// run as: the setup the PostgreSQL proxy tests share.
 import assert from 'node:assert/strict';
 import { api } from './gatehouse.js';
+import { adminSql } from './postgres.js';
 
 /** Where the API answers and an admin's token: a TestServer, or a Gatehouse run as a process. */
 export interface AdminApi {
@@ -12,7 +14,7 @@ export interface AdminApi {
 /** POST /v1/resources for the machine's PostgreSQL (name `pg` unless told); the new resource's id. */
 export async function registerPostgres(
   gh: AdminApi,
-  opts: { name?: string; labels?: Record<string, string> } = {},
+  opts: { name?: string; labels?: Record<string, string>; readOnlyLogin?: string } = {},
 ): Promise<string> {
   const db = await api(gh.url, 'POST', '/v1/resources', {
     token: gh.adminToken,
@@ -22,6 +24,7 @@ export async function registerPostgres(
       address: '127.0.0.1:5432',
       protocol: 'postgres',
       ...(opts.labels ? { labels: opts.labels } : {}),
+      ...(opts.readOnlyLogin ? { db: { read_only_login: { name: opts.readOnlyLogin } } } : {}),
     },
   });
   assert.equal(db.status, 201, db.text);
@@ -59,4 +62,18 @@ export async function createDbRole(gh: AdminApi, name: string, opts: DbRoleOptio
     },
   });
   assert.equal(role.status, 201, role.text);
+}
+
+/** The login db_read_only sessions run as in these tests: no privilege but pg_read_all_data. */
+export const READ_ONLY_LOGIN = 'gatehouse_test_reader';
+
+/** Creates READ_ONLY_LOGIN on the machine's PostgreSQL unless it exists (test files may race to it). */
+export async function ensureReadOnlyLogin(): Promise<string> {
+  await adminSql(`DO $$ BEGIN
+    IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '${READ_ONLY_LOGIN}') THEN
+      CREATE ROLE ${READ_ONLY_LOGIN} LOGIN IN ROLE pg_read_all_data;
+    END IF;
+  EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
+  END $$`);
+  return READ_ONLY_LOGIN;
 }

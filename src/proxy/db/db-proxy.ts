@@ -33,8 +33,11 @@ export interface DbProxyDeps {
   recordings: Pick<RecordingService, 'begin'>;
   audit: AuditLog;
   logger: Logger;
-  /** The credentials Gatehouse holds to log in to a database as a user (opened from their sealed form). */
-  upstreamCredential?(databaseId: string, dbUser: string): DbUpstream;
+  /**
+   * How Gatehouse logs in to a database (opened from the sealed form): as the user asked for, or for a
+   * read-only session as the database's read-only login (undefined: none registered).
+   */
+  upstreamCredential(databaseId: string, dbUser: string, access: 'read_write' | 'read_only'): DbUpstream | undefined;
   /** Certificate and key offered through SSLRequest; without them the proxy answers `N`. */
   tls?: { cert: Buffer; key: Buffer };
   /** Refuse clients that did not switch to TLS (any listener off loopback). */
@@ -143,10 +146,19 @@ export function createDbProxy(deps: DbProxyDeps) {
       return fail('28000', `gatehouse: ${db.name} is not a PostgreSQL database`);
     }
 
+    // A read-only session runs as a login without write privileges: only PostgreSQL can hold that
+    // line (read-only.ts refuses what it recognises, which is never everything). No such login
+    // registered: refused, never run as a user who may write.
+    const readOnly = decision.options.dbReadOnly;
+    const credential = deps.upstreamCredential(db.id, target.dbUser, readOnly ? 'read_only' : 'read_write');
+    if (!credential) {
+      const why = `${db.name} has no read-only login registered (db.read_only_login), and this session is read-only (role option db_read_only): ask an administrator to register one`;
+      await rejected(principal, remoteAddr, 'no_read_only_login', data, db);
+      return fail('28000', `gatehouse: ${why}`);
+    }
     const { host, port } = splitAddress(db.address);
     let upstream: Awaited<ReturnType<typeof connectUpstream>>;
     try {
-      const credential = deps.upstreamCredential?.(db.id, target.dbUser) ?? {};
       // The database password (or client key) must not cross a network in the clear either.
       if (!credential.tls && !isLoopbackHost(host)) {
         throw new UpstreamError(
@@ -159,10 +171,11 @@ export function createDbProxy(deps: DbProxyDeps) {
         ...(tls ? { tls } : {}),
         host,
         port,
-        user: target.dbUser,
+        user: credential.user,
         database: target.dbName,
-        // Set at startup, it is also what RESET and DISCARD ALL return to (read-only.ts).
-        parameters: { ...startup.passOn, ...(decision.options.dbReadOnly ? READ_ONLY_STARTUP : {}) },
+        // Set at startup, it is also what RESET and DISCARD ALL return to (read-only.ts): a clear
+        // early error for most writes, before the login's missing privileges are reached.
+        parameters: { ...startup.passOn, ...(readOnly ? READ_ONLY_STARTUP : {}) },
         ...(password === undefined ? {} : { password }),
         ...(deps.upstreamTimeoutMs ? { timeoutMs: deps.upstreamTimeoutMs } : {}),
       });
@@ -175,7 +188,13 @@ export function createDbProxy(deps: DbProxyDeps) {
           target: { kind: 'database', id: db.id, name: db.name },
           success: false,
           remote_addr: remoteAddr,
-          data: { ...data, reason: e.reason, detail: e.message, ...(e.code ? { code: e.code } : {}) },
+          data: {
+            ...data,
+            ...(credential.user === target.dbUser ? {} : { upstream_user: credential.user }),
+            reason: e.reason,
+            detail: e.message,
+            ...(e.code ? { code: e.code } : {}),
+          },
         })
         .catch((err) => logger.warn({ err }, 'db: cannot record an upstream failure'));
       // The server's own refusal (no such database, role) is what the user needs to read.
@@ -191,6 +210,7 @@ export function createDbProxy(deps: DbProxyDeps) {
         principal,
         database: db,
         dbUser: target.dbUser,
+        upstreamUser: credential.user,
         dbName: target.dbName,
         tls: startup.tls,
         remoteAddr,

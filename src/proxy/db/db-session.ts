@@ -28,6 +28,8 @@ export interface DbSessionContext {
   principal: Principal;
   database: DatabaseRef;
   dbUser: string;
+  /** The database user Gatehouse logged in as: dbUser, or the read-only login (db_read_only). */
+  upstreamUser: string;
   dbName: string;
   tls: boolean;
   remoteAddr: string;
@@ -182,7 +184,11 @@ export async function runDbSession(ctx: DbSessionContext): Promise<void> {
       },
       () => ({ id, bytesIn: () => bytesIn, bytesOut: () => bytesOut, terminate }),
       id,
-      { tls: ctx.tls, protocol: 'postgres' },
+      {
+        tls: ctx.tls,
+        protocol: 'postgres',
+        ...(ctx.upstreamUser === ctx.dbUser ? {} : { upstream_user: ctx.upstreamUser }),
+      },
     );
   } catch (error) {
     ctx.logger.error({ err: error }, 'db: cannot record the session start');
@@ -211,14 +217,18 @@ export async function runDbSession(ctx: DbSessionContext): Promise<void> {
       client.pause();
     }
   };
+  const forward = (chunk: Buffer) => {
+    fromServer.scan(chunk);
+    const flowing = upstream.reads ? upstream.reads.write(client, chunk) : client.write(chunk);
+    if (!flowing) up.pause();
+  };
   const toClient = (chunk: Buffer) => {
     bytesOut += chunk.length;
     // Checked before the scan, so terminate() knows whether the client stands between two messages.
     const lifted = readOnly?.watch(chunk);
-    if (lifted) return terminate(lifted);
-    fromServer.scan(chunk);
-    const flowing = upstream.reads ? upstream.reads.write(client, chunk) : client.write(chunk);
-    if (!flowing) up.pause();
+    if (!lifted) return forward(chunk);
+    if (lifted.before.length > 0) forward(lifted.before);
+    terminate(lifted.why);
   };
   up.on('drain', () => {
     upstreamFull = false;

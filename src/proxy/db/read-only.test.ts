@@ -61,6 +61,14 @@ describe('read-only sessions', () => {
     assert.ok('end' in out && /READ WRITE/.test(out.end));
     const server = new ReadOnlyGuard();
     assert.equal(server.watch(msg('S', 'default_transaction_read_only\0on\0')), undefined);
-    assert.match(server.watch(msg('S', 'default_transaction_read_only\0off\0')) ?? '', /was turned off/);
+    assert.match(server.watch(msg('S', 'default_transaction_read_only\0off\0'))?.why ?? '', /was turned off/);
+  });
+
+  test('the messages the server sent before reporting the setting off are handed on whole', () => {
+    const guard = new ReadOnlyGuard();
+    const error = msg('E', 'SERROR\0C42501\0Mpermission denied for table t\0\0');
+    const lifted = guard.watch(Buffer.concat([error, msg('S', 'default_transaction_read_only\0off\0'), msg('Z', 'I')]));
+    assert.match(lifted?.why ?? '', /was turned off/);
+    assert.deepEqual(lifted?.before, error);
   });
 });

@@ -1,12 +1,15 @@
-// Role option db_read_only: the upstream session opens with default_transaction_read_only=on (a
-// startup parameter, which also makes it the value RESET and DISCARD ALL return to), so PostgreSQL
-// itself refuses writes. What could lift it is refused here before it reaches the database: SET or
-// set_config of the setting, READ WRITE transactions (BEGIN/START/SET TRANSACTION, SESSION
-// CHARACTERISTICS), and text that could spell the name in a way not seen (U& escapes). The refused
-// message is replaced by one PostgreSQL answers with an error, so the client reads an ordinary
-// ERROR in order with everything else, and the statement's db.query event records the refusal.
-// Should the setting still turn off (a function with a SET clause, say), the server reports it
-// (ParameterStatus, PostgreSQL ≥ 14) and the session is ended.
+// Role option db_read_only, the friendly half. What keeps such a session from writing is PostgreSQL:
+// it runs as the database's read-only login, a role without write privileges (db-proxy.ts), because
+// no parsing of SQL can (nested comments, DO blocks building a SET from strings, any function with a
+// SET clause or set_config() under another spelling). On top of that the session opens with
+// default_transaction_read_only=on (a startup parameter, also what RESET and DISCARD ALL return to),
+// and what plainly tries to lift it — SET or set_config of the setting, READ WRITE transactions
+// (BEGIN/START/SET TRANSACTION, SESSION CHARACTERISTICS), U& escapes — is refused here before it
+// reaches the database, so a user reads an ERROR that says why instead of a permission error. The
+// refused message is replaced by one PostgreSQL answers with an error, so the client reads it in
+// order with everything else, and the statement's db.query event records the refusal. Should the
+// setting still turn off, the server reports it (ParameterStatus, PostgreSQL ≥ 14, at
+// ReadyForQuery) and the session is ended.
 import { FrameScanner } from './frame-scanner.js';
 import { cString } from './wire.js';
 
@@ -95,12 +98,14 @@ export class ReadOnlyGuard {
       }
     },
   );
-  private lifted = false;
+  /** Where in the chunk being watched the report of the setting turned off begins (-1: an earlier chunk). */
+  private liftedAt: number | undefined;
   private readonly fromServer = new FrameScanner(
     (type) => (type === S ? 256 : 0),
     (_type, head) => {
       const name = cString(head, 0);
-      if (name.value === 'default_transaction_read_only' && cString(head, name.next).value !== 'on') this.lifted = true;
+      if (this.liftedAt !== undefined || name.value !== 'default_transaction_read_only') return;
+      if (cString(head, name.next).value !== 'on') this.liftedAt = this.fromServer.messageStart;
     },
   );
 
@@ -121,9 +126,15 @@ export class ReadOnlyGuard {
     return { chunk: Buffer.concat(parts) };
   }
 
-  /** Why the session must end, if the server reports read-only lifted in this chunk. */
-  watch(chunk: Buffer): string | undefined {
+  /**
+   * Why the session must end, if the server reports read-only lifted in this chunk, and the whole
+   * messages before that report: they (an ERROR saying why a write failed, say) still go to the client.
+   */
+  watch(chunk: Buffer): { why: string; before: Buffer } | undefined {
     this.fromServer.scan(chunk);
-    return this.lifted ? 'gatehouse: session ended: default_transaction_read_only was turned off' : undefined;
+    if (this.liftedAt === undefined) return undefined;
+    const before = chunk.subarray(0, Math.max(this.liftedAt, 0));
+    this.liftedAt = -1; // a later chunk, should one come, passes nothing on
+    return { why: 'gatehouse: session ended: default_transaction_read_only was turned off', before };
   }
 }

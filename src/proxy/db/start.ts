@@ -26,7 +26,7 @@ export async function startDbProxy(
     sessions: services.sessionRegistry,
     recordings: services.recordings,
     audit: services.audit,
-    upstreamCredential: (id, dbUser) => services.resources.dbUpstream(id, dbUser),
+    upstreamCredential: (id, dbUser, access) => services.resources.dbUpstream(id, dbUser, access),
     logger: opts.logger,
     ...(opts.tls ? { tls: opts.tls } : {}),
     requireTls: !opts.loopback,
