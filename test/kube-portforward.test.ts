@@ -115,7 +115,7 @@ describe('kubectl port-forward', () => {
         run.kill();
       }
       const result = await run;
-      const mine = fake.forwarded.filter((f) => f.user === `pat${minor}`);
+      const mine = fake.forwarded.filter((f) => f.user === `gatehouse:user:pat${minor}`);
       assert.deepEqual(
         mine.map((f) => [f.pod, f.port, f.transport]),
         [
@@ -125,9 +125,9 @@ describe('kubectl port-forward', () => {
         result.stderr,
       );
       const upgrades = fake.seen.filter((s) => s.path.startsWith('/api/v1/namespaces/default/pods/web-1/portforward'));
-      const seen = upgrades.filter((s) => s.user === `pat${minor}`);
+      const seen = upgrades.filter((s) => s.user === `gatehouse:user:pat${minor}`);
       assert.equal(seen.length, 1, 'one upgrade, no fallback');
-      assert.deepEqual([seen[0]?.impersonateUser, seen[0]?.impersonateGroups], [`pat${minor}`, ['ops']]);
+      assert.deepEqual([seen[0]?.impersonateUser, seen[0]?.impersonateGroups], [`gatehouse:user:pat${minor}`, ['ops']]);
       const event = await until('the port-forward event', async () =>
         (await events('kube.request')).find(
           (e) => e.data.subresource === 'portforward' && e.actor.name === `pat${minor}`,
@@ -135,7 +135,7 @@ describe('kubectl port-forward', () => {
       );
       assert.deepEqual(
         [event.success, event.data.response_code, event.data.namespace, event.data.name, event.data.kube_user],
-        [true, 101, 'default', 'web-1', `pat${minor}`],
+        [true, 101, 'default', 'web-1', `gatehouse:user:pat${minor}`],
       );
       assert.deepEqual(event.data.kube_groups, ['ops']);
     });
@@ -173,7 +173,10 @@ describe('kubectl port-forward', () => {
     assert.match(refused.stderr, /port-forward needs a role with options.port_forwarding; rob has none/);
     assert.doesNotMatch(refused.stdout, /Forwarding from/);
     assert.equal(fake.forwarded.length, before);
-    assert.ok(!fake.seen.some((s) => s.user === 'rob' && s.path.includes('/portforward')), 'never reached the cluster');
+    assert.ok(
+      !fake.seen.some((s) => s.user === 'gatehouse:user:rob' && s.path.includes('/portforward')),
+      'never reached the cluster',
+    );
     const refusals = (await events('kube.request')).filter(
       (e) => e.data.subresource === 'portforward' && e.actor.name === 'rob',
     );
@@ -196,10 +199,10 @@ describe('kubectl port-forward', () => {
       /gatehouse: reader may not portforward pods web-1 in namespace default \(kube_resources\)/,
     );
     assert.ok(
-      !fake.seen.some((s) => s.user === 'reader' && s.path.includes('/portforward')),
+      !fake.seen.some((s) => s.user === 'gatehouse:user:reader' && s.path.includes('/portforward')),
       'never reached the cluster',
     );
-    assert.ok(!fake.forwarded.some((f) => f.user === 'reader'));
+    assert.ok(!fake.forwarded.some((f) => f.user === 'gatehouse:user:reader'));
     await expectForwarding('forwarder', ['pf-verb']);
   });
 });
@@ -219,7 +222,7 @@ describe('the upgrade itself', () => {
         'x-stream-protocol-version: portforward.k8s.io\r\ncontent-length: 0\r\n\r\n',
     );
     await until('the upgrade to reach the cluster', async () =>
-      fake.seen.find((s) => s.user === 'quitter' && s.path.includes('/pods/silent-1/portforward')),
+      fake.seen.find((s) => s.user === 'gatehouse:user:quitter' && s.path.includes('/pods/silent-1/portforward')),
     );
     client.destroy();
     const event = await until('the event of the abandoned upgrade', async () =>
@@ -254,7 +257,7 @@ describe('a port-forward is a live session', () => {
       );
       assert.deepEqual(
         [live.kind, live.type, live.recording.status, live.login, live.resource.name, live.command],
-        ['kube', 'port_forward', 'none', 'pat-session', 'pf-cluster', 'default/web-1: port-forward'],
+        ['kube', 'port_forward', 'none', 'gatehouse:user:pat-session', 'pf-cluster', 'default/web-1: port-forward'],
       );
       // The type filter finds it, and another type does not (its control).
       const byType = async (type: string) =>
@@ -306,5 +309,5 @@ async function expectForwarding(name: string, roles: string[]): Promise<void> {
     run.kill();
     await run;
   }
-  assert.ok(fake.forwarded.some((f) => f.user === name));
+  assert.ok(fake.forwarded.some((f) => f.user === `gatehouse:user:${name}`));
 }

@@ -128,7 +128,7 @@ describe('kubectl through the proxy', () => {
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stdout, /^NAME\s+STATUS\nweb-1\s+Running\n$/);
     const seen = fake.seen.slice(before).find((s) => s.path.startsWith('/api/v1/namespaces/default/pods'));
-    assert.equal(seen?.impersonateUser, 'alice');
+    assert.equal(seen?.impersonateUser, 'gatehouse:user:alice', 'a name in Gatehouse’s namespace, not one she chose');
     assert.deepEqual(seen?.impersonateGroups, ['dev-team']);
     // Answered requests' events are appended in batches (every 50 ms): wait for it.
     const event = await until('the kube.request of the list', async () =>
@@ -140,7 +140,7 @@ describe('kubectl through the proxy', () => {
     assert.equal(event.success, true);
     assert.deepEqual(
       { resource: event.data.resource, code: event.data.response_code, user: event.data.kube_user },
-      { resource: 'pods', code: 200, user: 'alice' },
+      { resource: 'pods', code: 200, user: 'gatehouse:user:alice' },
     );
     assert.equal(typeof event.data.duration_ms, 'number');
     assert.ok(!(await events('kube.request')).some((e) => e.data.path === '/api'), 'discovery is not logged');
@@ -152,7 +152,7 @@ describe('kubectl through the proxy', () => {
     assert.equal(refused.code, 1);
     assert.match(
       refused.stderr,
-      /Error from server \(Forbidden\): pods is forbidden: User "alice" cannot list .* "prod"/,
+      /Error from server \(Forbidden\): pods is forbidden: User "gatehouse:user:alice" cannot list .* "prod"/,
     );
     const allowed = await kubectl(['get', 'pods', '-n', 'dev', '-o', 'name'], kc);
     assert.equal(allowed.code, 0, allowed.stderr);
@@ -288,7 +288,7 @@ describe('kubectl exec', () => {
     });
     assert.deepEqual(
       [session.kind, session.type, session.login, session.exit_code, (session.resource as { id: string }).id],
-      ['kube', 'exec', 'alice', 3, clusterId],
+      ['kube', 'exec', 'gatehouse:user:alice', 3, clusterId],
     );
     const cast = await until('the recording', async () => {
       const r = await admin('GET', `/v1/sessions/${session.id}/recording`);

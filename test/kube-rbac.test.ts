@@ -64,6 +64,28 @@ before(async () => {
     { name: 'kube-all', allow: { ...SEE, kube_groups: ['ops'] } },
     { name: 'kube-as-one', allow: { ...SEE, kube_groups: ['ops'], kube_users: ['deployer'] } },
     { name: 'kube-as-two', allow: { ...SEE, kube_groups: ['ops'], kube_users: ['reader', 'writer'] } },
+    {
+      name: 'pods-list-only',
+      allow: {
+        ...SEE,
+        kube_groups: ['ops'],
+        kube_resources: [{ kind: 'pods', namespace: 'dev', verbs: ['get', 'list'] }],
+      },
+    },
+    // Two roles on two clusters, told apart by labels: each role's groups and rules are its own cluster's.
+    {
+      name: 'labeled-dev-view',
+      allow: {
+        ...SEE,
+        resources: [{ kinds: ['kube_cluster'], labels: { env: 'dev' } }],
+        kube_groups: ['ops'],
+        kube_resources: [{ kind: 'pods', namespace: 'dev', verbs: ['get', 'list'] }],
+      },
+    },
+    {
+      name: 'labeled-lab-admin',
+      allow: { ...SEE, resources: [{ kinds: ['kube_cluster'], labels: { env: 'lab' } }], kube_groups: ['lab-admins'] },
+    },
   ]) {
     const res = await admin('POST', '/v1/roles', role);
     assert.equal(res.status, 201, res.text);
@@ -132,7 +154,7 @@ describe('kube_resources', () => {
     }
     assert.equal((await kubectl(['get', 'pod', 'api-1', '-n', 'dev', '-o', 'name'], kc)).stdout, 'pod/api-1\n');
     const exec = await kubectl(['exec', '-n', 'dev', 'api-1', '--', 'whoami'], kc);
-    assert.deepEqual([exec.code, exec.stdout], [0, 'dana\n'], exec.stderr);
+    assert.deepEqual([exec.code, exec.stdout], [0, 'gatehouse:user:dana\n'], exec.stderr);
   });
   test('a create is decided by the name in its body: web-9 is created, secret-9 (denied) and a generated name are refused', async () => {
     const kc = await kubeconfigFor(dana.token, 'dana');
@@ -192,6 +214,57 @@ describe('kube_users', () => {
   });
 });
 
+describe('the hostile review’s Kubernetes holes', () => {
+  test('an agent named kubernetes-admin acts upstream as gatehouse:agent:<id>, never as the name its creator chose', async () => {
+    const { id, token } = await newAgent('kubernetes-admin');
+    const mark = fake.seen.length;
+    const run = await kubectl(['get', 'pods', '-n', 'dev', '-o', 'name'], await kubeconfigFor(token, 'kadmin'));
+    assert.equal(run.code, 0, run.stderr);
+    const users = fake.seen.slice(mark).map((s) => s.impersonateUser);
+    assert.ok(users.length > 0);
+    assert.ok(
+      users.every((u) => u === `gatehouse:agent:${id}`),
+      users.join(),
+    );
+  });
+
+  test('?watch=yes is a watch, as the API server reads it: refused to a role without watch; a list is the control', async () => {
+    const lister = await userWithRoles(gh, 'lister', ['pods-list-only']);
+    const kc = await kubeconfigFor(lister.token, 'lister');
+    const base = `/clusters/${clusterId}/api/v1/namespaces/dev/pods`;
+    for (const query of ['?watch=yes', '?watch=', '?watch', '?watch=TRUE', '?watch=f']) {
+      const mark = fake.seen.length;
+      const run = await kubectl(['get', '--raw', `${base}${query}`], kc);
+      assert.equal(run.code, 1, `${query}: ${run.stdout}`);
+      assert.match(run.stderr, /Forbidden.*may not watch pods in namespace dev/, query);
+      assert.ok(
+        !fake.seen.slice(mark).some((s) => s.path.includes('/namespaces/dev/pods')),
+        'never reached the cluster',
+      );
+    }
+    for (const query of ['', '?watch=false', '?watch=0']) {
+      const run = await kubectl(['get', '--raw', `${base}${query}`], kc);
+      assert.equal(run.code, 0, `${query}: ${run.stderr}`);
+      assert.match(run.stdout, /"kind":"PodList"/);
+    }
+  });
+
+  test('roles on two clusters do not pool: on the dev cluster only the dev role’s groups and rules apply', async () => {
+    const devId = await registerCluster(fake, 'labeled-dev', { labels: { env: 'dev' } });
+    await registerCluster(fake, 'labeled-lab', { labels: { env: 'lab' } });
+    const both = await userWithRoles(gh, 'lena', ['labeled-dev-view', 'labeled-lab-admin']);
+    const kc = await kubeconfigFor(both.token, 'lena', devId);
+    const mark = fake.seen.length;
+    const dev = await kubectl(['get', 'pods', '-n', 'dev', '-o', 'name'], kc);
+    assert.deepEqual([dev.code, dev.stdout], [0, 'pod/api-1\npod/worker-1\n'], dev.stderr);
+    assert.deepEqual(fake.seen.slice(mark).at(-1)?.impersonateGroups, ['ops'], 'not lab-admins');
+    // The lab role names no kube_resources (every object), but it does not select this cluster.
+    const prod = await kubectl(['get', 'pods', '-n', 'prod'], kc);
+    assert.equal(prod.code, 1);
+    assert.match(prod.stderr, /Forbidden.*lena may not list pods in namespace prod \(kube_resources\)/);
+  });
+});
+
 describe('agents', () => {
   test('an agent’s kubeconfig acts as the agent; a delegated agent reaches only what the user reaches too', async () => {
     const { id: botId, token: botToken } = await newAgent('kube-bot');
@@ -199,7 +272,7 @@ describe('agents', () => {
     const mark = fake.seen.length;
     const prod = await kubectl(['get', 'pods', '-n', 'prod', '-o', 'name'], own);
     assert.deepEqual([prod.code, prod.stdout], [0, 'pod/db-1\n'], prod.stderr);
-    assert.equal(fake.seen.slice(mark).at(-1)?.impersonateUser, 'kube-bot');
+    assert.equal(fake.seen.slice(mark).at(-1)?.impersonateUser, `gatehouse:agent:${botId}`);
     const issued = (await events('kube.kubeconfig.issued')).find((e) => e.actor.name === 'kube-bot');
     assert.equal(issued?.actor.kind, 'agent');
 

@@ -1,14 +1,15 @@
-// May this principal reach this protected resource as this identity? One decision for every proxy
-// (DESIGN.md §4): the resource must be visible to the principal's roles (selectors, deny wins) — a
-// resource it may not see does not exist for it — and each "as whom" value (database user, database
-// name, Kubernetes group…) must be allowed by `policy.allows` (globs, traits, deny wins). An agent's
-// and a delegated agent's policy is already the intersection (principal-pipeline.ts). Inside a
-// Kubernetes cluster, which objects it reaches is kube_resources' (kubeObject, kubeItem).
+// May this principal reach this protected resource as this identity? One decision for every door
+// (API tickets, SSH, PostgreSQL, Kubernetes): the resource must be visible to the principal's roles
+// (selectors, deny wins) — a resource it may not see does not exist for it — and one role that
+// selects it must allow every "as whom" value asked (login; database user with database name), as
+// `policy.allowsOn` decides (globs, traits, deny wins). An agent's and a delegated agent's policy is
+// already the intersection (principal-pipeline.ts). Inside a Kubernetes cluster, which objects it
+// reaches is kube_resources' of the roles that select that cluster (kubeObject, kubeItem).
 import type { Principal } from '../auth/principal.js';
 import { keys } from '../auth/records.js';
 import type { StateStore } from '../backend/state.js';
 import { type KubeObjectRequest, type KubeVerdict, kubeItemAllowed, kubeVerdict } from '../rbac/kube-resources.js';
-import type { PrincipalField, SessionOptions } from '../rbac/policy.js';
+import type { AsValue, Policy, PrincipalField, SessionOptions } from '../rbac/policy.js';
 import type { ResourceKind } from '../rbac/types.js';
 
 export interface ResourceRef {
@@ -32,6 +33,22 @@ const NOUN: Record<PrincipalField, string> = {
   kube_users: 'Kubernetes user',
 };
 
+/**
+ * Why `as` is refused on a resource the principal sees, naming what it may use there: a value no
+ * role selecting the resource allows, or values allowed only by different roles (never pooled).
+ */
+function refusal(policy: Policy, resource: ResourceRef, as: readonly AsValue[]): string {
+  for (const { field, value } of as) {
+    if (policy.allowsOn(resource, [{ field, value }])) continue;
+    const allowed = policy.allowedOn(resource, field);
+    return `${NOUN[field]} ${value} is not allowed on ${resource.name} (${
+      allowed.length ? `allowed: ${allowed.join(', ')}` : `no ${NOUN[field]} is allowed`
+    })`;
+  }
+  const asked = as.map(({ field, value }) => `${NOUN[field]} ${value}`).join(' with ');
+  return `no one role allows ${asked} on ${resource.name}`;
+}
+
 export type AccessChecker = ReturnType<typeof createAccessChecker>;
 
 export function createAccessChecker(deps: { state: Pick<StateStore, 'get'> }) {
@@ -53,36 +70,29 @@ export function createAccessChecker(deps: { state: Pick<StateStore, 'get'> }) {
     authorize<R extends ResourceRef = ResourceRef>(
       principal: Pick<Principal, 'name' | 'policy'>,
       target: { kind: ResourceKind; name: string } | { kind: ResourceKind; id: string },
-      as: ReadonlyArray<{ field: PrincipalField; value: string }>,
+      as: readonly AsValue[],
     ): TargetDecision<R> {
       const resource = 'id' in target ? findById<R>(target.kind, target.id) : find<R>(target.kind, target.name);
       if (!resource || !principal.policy.canSee({ kind: resource.kind, labels: resource.labels })) {
         const named = 'id' in target ? target.id : `named ${target.name}`;
         return { allowed: false, reason: `no ${target.kind} ${named} that ${principal.name} may reach` };
       }
-      for (const { field, value } of as) {
-        if (principal.policy.allows(field, value)) continue;
-        const allowed = principal.policy.allowed(field);
-        return {
-          allowed: false,
-          resource,
-          reason: `${NOUN[field]} ${value} is not allowed on ${resource.name} (${
-            allowed.length ? `allowed: ${allowed.join(', ')}` : `no ${NOUN[field]} is allowed`
-          })`,
-        };
+      if (!principal.policy.allowsOn(resource, as)) {
+        return { allowed: false, resource, reason: refusal(principal.policy, resource, as) };
       }
       return { allowed: true, resource, options: principal.policy.options() };
     },
     /** May the principal make this Kubernetes request (allow), or see only part of its answer (filter)? */
-    kubeObject(principal: Pick<Principal, 'policy'>, req: KubeObjectRequest): KubeVerdict {
-      return kubeVerdict(principal.policy.kubeRules(), req);
+    kubeObject(principal: Pick<Principal, 'policy'>, cluster: ResourceRef, req: KubeObjectRequest): KubeVerdict {
+      return kubeVerdict(principal.policy.kubeRules(cluster), req);
     },
     /** One item of a filtered list or watch. */
     kubeItem(
       principal: Pick<Principal, 'policy'>,
+      cluster: ResourceRef,
       item: { kind: string; verb: KubeObjectRequest['verb']; namespace?: string; name: string },
     ): boolean {
-      return kubeItemAllowed(principal.policy.kubeRules(), item);
+      return kubeItemAllowed(principal.policy.kubeRules(cluster), item);
     },
   };
 }

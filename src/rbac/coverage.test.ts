@@ -54,7 +54,8 @@ describe('coverageGaps', () => {
   });
 
   test('a trait template is covered only by someone who holds any value; expanded, by the values', () => {
-    const templated = role('t', { allow: { logins: ['{{traits.logins}}'] } });
+    // (On the resources the role selects: a login in a role that selects nothing reaches nothing.)
+    const templated = role('t', { allow: { resources: dev.allow.resources ?? [], logins: ['{{traits.logins}}'] } });
     assert.deepEqual(coverageGaps([{ roles: [dev], traits: {} }], { roles: [templated] }), ['login {{traits.logins}}']);
     assert.deepEqual(
       coverageGaps([{ roles: [dev], traits: {} }], { roles: [templated], traits: { logins: ['ubuntu'] } }),
@@ -88,6 +89,35 @@ describe('coverageGaps', () => {
       }),
       [],
     );
+  });
+
+  test('role by role: a login held on dev does not cover the same login on prod', () => {
+    const devRoot = role('dev-root', {
+      allow: { resources: [{ kinds: ['server'], labels: { env: 'dev' } }], logins: ['root'] },
+    });
+    const prodUbuntu = role('prod-ubuntu', {
+      allow: { resources: [{ kinds: ['server'], labels: { env: 'prod' } }], logins: ['ubuntu'] },
+    });
+    const prodRoot = role('prod-root', {
+      allow: { resources: [{ kinds: ['server'], labels: { env: 'prod' } }], logins: ['root'] },
+    });
+    const caller = [{ roles: [devRoot, prodUbuntu] }];
+    assert.deepEqual(coverageGaps(caller, { roles: [prodRoot] }), ['login root on server env=prod']);
+    assert.deepEqual(coverageGaps(caller, { roles: [devRoot] }), [], 'positive control');
+    assert.deepEqual(coverageGaps(caller, { roles: [prodUbuntu] }), [], 'positive control');
+  });
+
+  test('a login of a role that selects nothing is still held somewhere by whoever grants it', () => {
+    const bare = role('bare', { allow: { logins: ['root'] } });
+    assert.deepEqual(coverageGaps([{ roles: [dev] }], { roles: [bare] }), ['login root']);
+    const devRoot = role('dev-root', { allow: { resources: dev.allow.resources ?? [], logins: ['root'] } });
+    assert.deepEqual(coverageGaps([{ roles: [devRoot] }], { roles: [bare] }), [], 'positive control');
+  });
+
+  test('a * login covers nothing but the literal name *', () => {
+    const star = role('star', { allow: { resources: dev.allow.resources ?? [], logins: ['*'] } });
+    const root = role('root', { allow: { resources: dev.allow.resources ?? [], logins: ['root'] } });
+    assert.deepEqual(coverageGaps([{ roles: [star] }], { roles: [root] }), ['login root']);
   });
 
   test('an intersection of rights: the target fits every part', () => {

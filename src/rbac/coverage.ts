@@ -3,8 +3,10 @@
 // caller's rights when everything it allows, the caller is allowed too, and its session options are
 // no looser than the caller's. Pure and conservative: where containment cannot be proven (two globs),
 // the answer is "not covered", never a guess in the caller's favour.
+
+import { globMatch } from './glob.js';
 import { describeKubeRule, effectiveKubeAllow } from './kube-resources.js';
-import { combineOptions, compilePolicy, globMatch, type Traits } from './policy.js';
+import { combineOptions, compilePolicy, type PrincipalField, type Traits } from './policy.js';
 import {
   API_RESOURCES,
   type KubeResourceRule,
@@ -50,6 +52,10 @@ export function globContains(outer: string, inner: string): boolean {
   const innerTail = inner.slice(inner.lastIndexOf('*') + 1);
   return innerHead.startsWith(prefix) && innerTail.endsWith(suffix);
 }
+
+/** Containment for an "as whom" field: a login is a literal name, never a glob (policy.ts). */
+const valueContains = (field: PrincipalField, outer: string, inner: string): boolean =>
+  field === 'logins' ? outer === inner : globContains(outer, inner);
 
 /** Whether some string may match both (false only when provably disjoint). */
 function globsMayMeet(a: string, b: string): boolean {
@@ -106,15 +112,18 @@ export const describeSelector = (s: ResourceSelector): string => {
 
 const TEMPLATE = /^\{\{\s*(?:traits|internal)\.([a-z_]+)\s*\}\}$/;
 
-function valuesOf(g: Grant, side: 'allow' | 'deny', field: (typeof PRINCIPAL_FIELDS)[number]): string[] {
-  const raw = g.roles.flatMap((r) => (side === 'allow' ? r.allow : r.deny)?.[field] ?? []);
-  if (!g.traits) return raw;
-  const traits = g.traits;
+/** One role's values of a field, templates expanded with the grant's traits (kept as written without). */
+function roleValues(r: RoleSpec, traits: Traits | undefined, side: 'allow' | 'deny', field: PrincipalField): string[] {
+  const raw = (side === 'allow' ? r.allow : r.deny)?.[field] ?? [];
+  if (!traits) return raw;
   return raw.flatMap((v) => {
     const m = TEMPLATE.exec(v);
     return m ? (traits[m[1] as string] ?? []) : [v];
   });
 }
+
+const valuesOf = (g: Grant, side: 'allow' | 'deny', field: PrincipalField): string[] =>
+  g.roles.flatMap((r) => roleValues(r, g.traits, side, field));
 
 const selectorsOf = (g: Grant, side: 'allow' | 'deny') =>
   g.roles.flatMap((r) => (side === 'allow' ? r.allow : r.deny)?.resources ?? []);
@@ -132,6 +141,74 @@ const connects = (g: Grant) => {
     .filter((r) => r.name !== UNDENIED)
     .some((r) => (r.allow.resources ?? []).some((s) => !denied.some((d) => selectorContains(d, s))));
 };
+
+/**
+ * The "as whom" values a grant gives, judged role by role as the access checker uses them: a value
+ * of a target role reaches only the resources that same role selects, so the caller must hold it on
+ * those resources through one role of its own (a login held on dev covers nothing on prod). A role
+ * with values and no selectors reaches nothing, but whoever grants it must still hold
+ * its values somewhere (conservative). What removed denies reopen (UNDENIED) has no
+ * selectors of its own: a value there must be held by some role of the caller, on anything.
+ */
+function identityGaps(caller: Grant, target: Grant): string[] {
+  const gaps: string[] = [];
+  const targetDenies = selectorsOf(target, 'deny');
+  for (const field of PRINCIPAL_FIELDS) {
+    const tDeny = valuesOf(target, 'deny', field);
+    const cDeny = valuesOf(caller, 'deny', field);
+    const holds = (r: RoleSpec, v: string) =>
+      roleValues(r, caller.traits, 'allow', field).some((p) => valueContains(field, p, v)) &&
+      !cDeny.some((d) => (field === 'logins' ? d === v : globsMayMeet(d, v)));
+    for (const t of target.roles) {
+      for (const v of new Set(roleValues(t, target.traits, 'allow', field))) {
+        if (tDeny.some((d) => valueContains(field, d, v))) continue;
+        if (!caller.roles.some((c) => holds(c, v))) {
+          gaps.push(`${FIELD_LABEL[field]} ${v}`);
+          continue;
+        }
+        if (t.name === UNDENIED) continue;
+        for (const s of t.allow.resources ?? []) {
+          if (targetDenies.some((d) => selectorContains(d, s))) continue;
+          const onIt = caller.roles.some(
+            (c) => holds(c, v) && (c.allow.resources ?? []).some((cs) => selectorContains(cs, s)),
+          );
+          if (!onIt) gaps.push(`${FIELD_LABEL[field]} ${v} on ${describeSelector(s)}`);
+        }
+      }
+    }
+  }
+  return gaps;
+}
+
+/** kube_resources, role by role: a target rule reaches only the clusters its own role selects. */
+function kubeGaps(caller: Grant, target: Grant): string[] {
+  const gaps: string[] = [];
+  // What a removed deny reopens counts as written, never as the every-object default.
+  const allowOf = (r: RoleSpec) => (r.name === UNDENIED ? (r.allow.kube_resources ?? []) : effectiveKubeAllow(r));
+  const kubeDeny = (g: Grant) => g.roles.flatMap((r) => r.deny?.kube_resources ?? []);
+  const [tKubeDeny, cKubeDeny] = [kubeDeny(target), kubeDeny(caller)];
+  const targetDenies = selectorsOf(target, 'deny');
+  for (const t of target.roles) {
+    for (const r of allowOf(t)) {
+      if (tKubeDeny.some((d) => kubeRuleContains(d, r))) continue;
+      const denied = cKubeDeny.some((d) => kubeRulesMayMeet(d, r) && !tKubeDeny.some((td) => kubeRuleContains(td, d)));
+      const holds = (c: RoleSpec) => allowOf(c).some((a) => kubeRuleContains(a, r));
+      if (denied || !caller.roles.some(holds)) {
+        gaps.push(`kube_resource ${describeKubeRule(r)}`);
+        continue;
+      }
+      if (t.name === UNDENIED) continue;
+      for (const s of t.allow.resources ?? []) {
+        if (targetDenies.some((d) => selectorContains(d, s))) continue;
+        const onIt = caller.roles.some(
+          (c) => holds(c) && (c.allow.resources ?? []).some((cs) => selectorContains(cs, s)),
+        );
+        if (!onIt) gaps.push(`kube_resource ${describeKubeRule(r)} on ${describeSelector(s)}`);
+      }
+    }
+  }
+  return gaps;
+}
 
 /** What `target` allows that `caller` does not, one line each; empty when covered. */
 function gapsAgainst(caller: Grant, target: Grant): string[] {
@@ -160,27 +237,8 @@ function gapsAgainst(caller: Grant, target: Grant): string[] {
     if (denied) gaps.push(`resources ${describeSelector(s)} (you are denied ${describeSelector(denied)})`);
   }
 
-  for (const field of PRINCIPAL_FIELDS) {
-    const tDeny = valuesOf(target, 'deny', field);
-    const cAllow = valuesOf(caller, 'allow', field);
-    const cDeny = valuesOf(caller, 'deny', field);
-    for (const v of new Set(valuesOf(target, 'allow', field))) {
-      if (tDeny.some((d) => globContains(d, v))) continue;
-      const held = cAllow.some((p) => globContains(p, v)) && !cDeny.some((d) => globsMayMeet(d, v));
-      if (!held) gaps.push(`${FIELD_LABEL[field]} ${v}`);
-    }
-  }
-
-  // kube_resources: what a removed deny reopens counts as written, never as the every-object default.
-  const kubeAllow = (g: Grant) =>
-    g.roles.flatMap((r) => (r.name === UNDENIED ? (r.allow.kube_resources ?? []) : effectiveKubeAllow(r)));
-  const kubeDeny = (g: Grant) => g.roles.flatMap((r) => r.deny?.kube_resources ?? []);
-  const [tKubeDeny, cKubeAllow, cKubeDeny] = [kubeDeny(target), kubeAllow(caller), kubeDeny(caller)];
-  for (const r of kubeAllow(target)) {
-    if (tKubeDeny.some((d) => kubeRuleContains(d, r))) continue;
-    const denied = cKubeDeny.some((d) => kubeRulesMayMeet(d, r) && !tKubeDeny.some((td) => kubeRuleContains(td, d)));
-    if (denied || !cKubeAllow.some((a) => kubeRuleContains(a, r))) gaps.push(`kube_resource ${describeKubeRule(r)}`);
-  }
+  gaps.push(...identityGaps(caller, target));
+  gaps.push(...kubeGaps(caller, target));
 
   if (connects(target)) {
     const co = combineOptions(caller.roles.map((r) => r.options));

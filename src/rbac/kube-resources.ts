@@ -3,7 +3,7 @@
 // A role that gives a Kubernetes identity (kube_groups or kube_users) and names no kube_resources
 // reaches every object its groups reach (as before the field existed); a role without a Kubernetes
 // identity adds nothing. Cluster-scoped kinds other than namespaces are left to the cluster's RBAC.
-import { globMatch } from './policy.js';
+import { globMatch } from './glob.js';
 import type { KubeResourceRule, KubeVerb, RoleSpec } from './types.js';
 
 /** One part of a principal's rights; an agent's are several parts, every one of which must allow. */
@@ -62,9 +62,10 @@ export function effectiveKubeAllow(role: RoleSpec): KubeResourceRule[] {
   return identity ? [ANY_KUBE_OBJECT] : [];
 }
 
-export const kubeRuleSet = (roles: readonly RoleSpec[]): KubeRuleSet => ({
-  allow: roles.flatMap(effectiveKubeAllow),
-  deny: roles.flatMap((r) => r.deny?.kube_resources ?? []),
+/** Allows of the roles that reach a cluster; denies of every role (a deny applies everywhere). */
+export const kubeRuleSet = (allowing: readonly RoleSpec[], all: readonly RoleSpec[] = allowing): KubeRuleSet => ({
+  allow: allowing.flatMap(effectiveKubeAllow),
+  deny: all.flatMap((r) => r.deny?.kube_resources ?? []),
 });
 
 const ns = (r: KubeResourceRule) => r.namespace ?? '*';

@@ -1,6 +1,10 @@
-// Pure policy evaluation over a principal's roles. Default deny; a matching deny wins; allows from
-// all roles add up. Compiled once per role set and reused until a role changes.
+// Pure policy evaluation over a principal's roles. Default deny; a matching deny wins. API rules add
+// up across roles; a connection is judged role by role: it is allowed when ONE role selects the
+// resource and that same role allows every "as whom" value asked (login, database user and name…),
+// so a login of one role never reaches what only another role selects. Denies apply across all
+// roles. Compiled once per role set and reused until a role changes.
 import { parseDuration } from '../lib/duration.js';
+import { globMatch } from './glob.js';
 import { type KubeRuleSet, kubeRuleSet } from './kube-resources.js';
 import type { Decision, LabeledResource, ResourceSelector, RoleOptions, RoleSpec, Rule, Verb } from './types.js';
 
@@ -17,23 +21,32 @@ export interface SessionOptions {
   dbRecordParameters: boolean;
 }
 
-/** The "as whom" lists of a role (DESIGN.md §4): values may use `*` globs and trait templates. */
+/** The "as whom" lists of a role: values may use `*` globs (not logins) and trait templates. */
 export type PrincipalField = 'logins' | 'db_users' | 'db_names' | 'kube_groups' | 'kube_users';
+
+/** One "as whom" value a connection asks for. */
+export interface AsValue {
+  field: PrincipalField;
+  value: string;
+}
 
 export interface Policy {
   can(resource: string, verb: Verb): Decision;
   canSee(resource: LabeledResource): boolean;
-  logins(): string[];
   /**
-   * Whether `value` may be used as a login, database user, database name or Kubernetes group: some
-   * allowed pattern matches it and no denied one does. Every proxy asks this, never its own copy.
+   * Whether one role that selects `resource` allows every value of `as` (globs, traits), no role
+   * denies the resource and no denied pattern matches a value. With `as` empty: canSee. Every door
+   * asks this (through the access checker), never its own copy.
    */
-  allows(field: PrincipalField, value: string): boolean;
-  /** The allowed patterns of a field, for messages and kubeconfig groups (denied ones removed). */
-  allowed(field: PrincipalField): string[];
+  allowsOn(resource: LabeledResource, as: readonly AsValue[]): boolean;
+  /**
+   * The patterns of a field that the roles selecting `resource` allow (denied ones removed): for
+   * messages, the logins a console shows, the Kubernetes groups and users a proxy impersonates.
+   */
+  allowedOn(resource: LabeledResource, field: PrincipalField): string[];
   options(): SessionOptions;
-  /** kube_resources rules, one set per part of the rights (an agent's: its roles', its owner's…). */
-  kubeRules(): KubeRuleSet[];
+  /** kube_resources rules on one cluster, one set per part of the rights (an agent's: its roles', its owner's…). */
+  kubeRules(cluster: LabeledResource): KubeRuleSet[];
 }
 
 export interface Traits {
@@ -41,18 +54,12 @@ export interface Traits {
   [key: string]: string[] | undefined;
 }
 
-const globCache = new Map<string, RegExp>();
-export function globMatch(pattern: string, value: string): boolean {
-  if (!pattern.includes('*')) return pattern === value;
-  let re = globCache.get(pattern);
-  if (!re) {
-    const escaped = pattern.split('*').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
-    re = new RegExp(`^${escaped.join('.*')}$`, 's');
-    if (globCache.size > 10_000) globCache.clear();
-    globCache.set(pattern, re);
-  }
-  return re.test(value);
-}
+/**
+ * A login is a literal POSIX name: `*` in a role's logins is not a wildcard (it would reach root).
+ * Database users and names and Kubernetes identities take `*` globs.
+ */
+export const valueMatches = (field: PrincipalField, pattern: string, value: string): boolean =>
+  field === 'logins' ? pattern === value : globMatch(pattern, value);
 
 const ruleMatches = (rule: Rule, resource: string, verb: Verb): boolean =>
   (rule.resources.includes('*') || rule.resources.includes(resource as never)) &&
@@ -103,19 +110,32 @@ function expandTraits(values: string[], traits: Traits): string[] {
 export function compilePolicy(roles: readonly RoleSpec[], traits: Traits = {}): Policy {
   const decisions = new Map<string, Decision>();
   let options: SessionOptions | undefined;
-  let kube: KubeRuleSet[] | undefined;
-  const listCache = new Map<PrincipalField, { allow: string[]; deny: string[] }>();
-  const lists = (field: PrincipalField) => {
-    let l = listCache.get(field);
-    if (!l) {
-      l = {
-        allow: roles.flatMap((r) => expandTraits(r.allow[field] ?? [], traits)),
-        deny: roles.flatMap((r) => expandTraits(r.deny?.[field] ?? [], traits)),
-      };
-      listCache.set(field, l);
-    }
-    return l;
+  // Each role's own "as whom" patterns, traits expanded, kept per role: never pooled across roles.
+  const allowOf = new Map<PrincipalField, string[][]>();
+  const denyOf = new Map<PrincipalField, string[]>();
+  const allowLists = (field: PrincipalField): string[][] => {
+    const cached = allowOf.get(field);
+    if (cached) return cached;
+    const lists = roles.map((r) => expandTraits(r.allow[field] ?? [], traits));
+    allowOf.set(field, lists);
+    return lists;
   };
+  const denyList = (field: PrincipalField): string[] => {
+    const cached = denyOf.get(field);
+    if (cached) return cached;
+    const list = roles.flatMap((r) => expandTraits(r.deny?.[field] ?? [], traits));
+    denyOf.set(field, list);
+    return list;
+  };
+  const denied = (field: PrincipalField, value: string) => denyList(field).some((d) => valueMatches(field, d, value));
+  const resourceDenied = (resource: LabeledResource) =>
+    roles.some((r) => r.deny?.resources?.some((s) => selectorMatches(s, resource)));
+  const selects = (r: RoleSpec, resource: LabeledResource) =>
+    r.allow.resources?.some((s) => selectorMatches(s, resource)) ?? false;
+  /** Indexes of the roles that select the resource; none when a deny selector matches it. */
+  const selecting = (resource: LabeledResource): number[] =>
+    resourceDenied(resource) ? [] : roles.flatMap((r, i) => (selects(r, resource) ? [i] : []));
+
   return {
     can(resource, verb) {
       const cacheKey = `${resource}:${verb}`;
@@ -131,30 +151,38 @@ export function compilePolicy(roles: readonly RoleSpec[], traits: Traits = {}): 
       decisions.set(cacheKey, decision);
       return decision;
     },
-    canSee(resource) {
-      if (roles.some((r) => r.deny?.resources?.some((s) => selectorMatches(s, resource)))) return false;
-      return roles.some((r) => r.allow.resources?.some((s) => selectorMatches(s, resource)));
+    canSee: (resource) => selecting(resource).length > 0,
+    allowsOn(resource, as) {
+      if (as.some(({ field, value }) => denied(field, value))) return false;
+      return selecting(resource).some((i) =>
+        as.every(({ field, value }) => allowLists(field)[i]?.some((p) => valueMatches(field, p, value))),
+      );
     },
-    logins() {
-      const denied = new Set(roles.flatMap((r) => expandTraits(r.deny?.logins ?? [], traits)));
-      const allowed = new Set(roles.flatMap((r) => expandTraits(r.allow.logins ?? [], traits)));
-      return [...allowed].filter((l) => !denied.has(l)).sort();
-    },
-    allows(field, value) {
-      const { allow, deny } = lists(field);
-      return allow.some((p) => globMatch(p, value)) && !deny.some((p) => globMatch(p, value));
-    },
-    allowed(field) {
-      const { allow, deny } = lists(field);
-      return [...new Set(allow)].filter((p) => !deny.includes(p)).sort();
+    allowedOn(resource, field) {
+      const deny = denyList(field);
+      const out = new Set<string>();
+      for (const i of selecting(resource)) {
+        for (const p of allowLists(field)[i] ?? []) {
+          // A pattern a deny names as written, or a value a denied pattern matches, is not offered.
+          if (deny.includes(p) || (!p.includes('*') && denied(field, p))) continue;
+          out.add(p);
+        }
+      }
+      return [...out].sort();
     },
     options() {
       options ??= combineOptions(roles.map((r) => r.options));
       return options;
     },
-    kubeRules() {
-      kube ??= [kubeRuleSet(roles)];
-      return kube;
+    kubeRules(cluster) {
+      // Rules of the roles that select this cluster; denies from every role.
+      const chosen = new Set(selecting(cluster));
+      return [
+        kubeRuleSet(
+          roles.filter((_, i) => chosen.has(i)),
+          roles,
+        ),
+      ];
     },
   };
 }
@@ -169,13 +197,14 @@ export function intersectPolicies(a: Policy, b: Policy): Policy {
       return second.allowed ? first : second;
     },
     canSee: (resource) => a.canSee(resource) && b.canSee(resource),
-    logins() {
-      const other = new Set(b.logins());
-      return a.logins().filter((l) => other.has(l));
+    allowsOn: (resource, as) => a.allowsOn(resource, as) && b.allowsOn(resource, as),
+    // Patterns of one side that the other allows there as written (exact values; globs need both sides).
+    allowedOn(resource, field) {
+      const other = b.allowedOn(resource, field);
+      return a
+        .allowedOn(resource, field)
+        .filter((p) => other.includes(p) || b.allowsOn(resource, [{ field, value: p }]));
     },
-    allows: (field, value) => a.allows(field, value) && b.allows(field, value),
-    // Patterns of one side that the other allows as written (exact values; globs need both sides).
-    allowed: (field) => a.allowed(field).filter((p) => b.allows(field, p) || b.allowed(field).includes(p)),
     options() {
       const x = a.options();
       const y = b.options();
@@ -189,6 +218,6 @@ export function intersectPolicies(a: Policy, b: Policy): Policy {
         dbRecordParameters: x.dbRecordParameters || y.dbRecordParameters,
       };
     },
-    kubeRules: () => [...a.kubeRules(), ...b.kubeRules()],
+    kubeRules: (cluster) => [...a.kubeRules(cluster), ...b.kubeRules(cluster)],
   };
 }

@@ -9,11 +9,12 @@ import { translateConflicts } from '../backend/conflicts.js';
 import { awaitCached, type StateStore } from '../backend/state.js';
 import { BackendError } from '../backend/types.js';
 import { type Clock, isoTime } from '../lib/clock.js';
-import { conflict, notFound } from '../lib/errors.js';
+import { conflict, invalidField, notFound } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { page } from '../lib/paging.js';
 import { BUILTIN_ROLE_NAMES, BUILTIN_ROLES } from '../rbac/builtin-roles.js';
 import { wideningOf } from '../rbac/coverage.js';
+import { BUILTIN_KUBE_KINDS, kubeKindCorrection } from '../rbac/kube-kinds.js';
 import type { RoleSpec } from '../rbac/types.js';
 
 export const toRoleResponse = (r: RoleRecord) => ({
@@ -29,6 +30,23 @@ export const toRoleResponse = (r: RoleRecord) => ({
 });
 
 export type RoleService = ReturnType<typeof createRoleService>;
+
+/**
+ * A kube_resources kind is the resource as the URL names it (`pods`): a built-in's singular or short
+ * name (`pod`, `po`) would be stored and match nothing, so it is refused with the name to use.
+ */
+function checkKubeKinds(spec: RoleSpec): void {
+  for (const side of ['allow', 'deny'] as const) {
+    (spec[side]?.kube_resources ?? []).forEach((rule, i) => {
+      const plural = kubeKindCorrection(rule.kind);
+      if (plural)
+        throw invalidField(
+          `/${side}/kube_resources/${i}/kind`,
+          `${rule.kind} is not a resource name as the API's URLs carry it; write ${plural} (built-in kinds: ${BUILTIN_KUBE_KINDS.join(', ')}; a custom resource by its plural)`,
+        );
+    });
+  }
+}
 
 export function createRoleService(deps: {
   state: StateStore;
@@ -106,6 +124,7 @@ export function createRoleService(deps: {
     get: (idOrName: string) => findItem(idOrName).value,
 
     async create(ctx: RequestContext, spec: RoleSpec): Promise<RoleRecord> {
+      checkKubeKinds(spec);
       // Judged as written, not for any holder: a trait template can expand to anything.
       await deps.covering.require(
         ctx,
@@ -131,6 +150,7 @@ export function createRoleService(deps: {
     },
 
     async replace(ctx: RequestContext, idOrName: string, spec: RoleSpec): Promise<RoleRecord> {
+      checkKubeKinds(spec);
       const item = findItem(idOrName);
       const old = item.value;
       if (old.builtin)

@@ -51,6 +51,12 @@ export interface FakeKube {
 /** Group → namespaces it may use ('*' all). system:masters may do everything, as in a real cluster. */
 export type FakeRbac = Record<string, string[] | '*'>;
 
+/** As kube-apiserver decides the verb: `watch` present with a first value other than false/0 (any case). */
+const watching = (url: URL): boolean => {
+  const v = url.searchParams.get('watch');
+  return v !== null && v.toLowerCase() !== 'false' && v !== '0';
+};
+
 export async function startFakeKube(
   opts: { rbac?: FakeRbac; namespaces?: string[]; pods?: Array<[string, string]> } = {},
 ): Promise<FakeKube> {
@@ -151,7 +157,7 @@ export async function startFakeKube(
     if (path === '/api/v1/pods') {
       // Every namespace at once (kubectl get pods -A): a group reaching all namespaces only.
       if (!who.groups.some((g) => rbac[g] === '*')) return send(res, 403, forbidden(who.user, 'list', 'pods'));
-      if (url.searchParams.get('watch')) return watch(req, res, undefined);
+      if (watching(url)) return watch(req, res, undefined);
       if ((req.headers.accept ?? '').includes('as=Table')) return send(res, 200, table(pods));
       return send(res, 200, {
         kind: 'PodList',
@@ -169,7 +175,7 @@ export async function startFakeKube(
         : 'get'
       : req.method === 'POST'
         ? 'create'
-        : url.searchParams.get('watch')
+        : watching(url)
           ? 'watch'
           : 'list';
     if (!mayUse(who.groups, namespace))

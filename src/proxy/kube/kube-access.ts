@@ -1,9 +1,10 @@
 // Who is calling the Kubernetes proxy, and as whom they reach the cluster. The bearer token goes
 // through the token service (the same principal pipeline as the API and SSH); the cluster and the
 // identity are decided by the shared access checker (src/proxy/access-checker.ts): the cluster must
-// be visible to the principal's selectors (deny wins), the user upstream is its one kube_users value
-// (or one of several, chosen with kubectl --as; none: the principal's name) and the groups its
-// kube_groups (traits expanded, denied ones removed, globs dropped: a value, never a pattern).
+// be visible to the principal's selectors (deny wins); the user upstream is the one kube_users value
+// of the roles that select this cluster (or one of several, chosen with kubectl --as; none:
+// `gatehouse:user:<name>` / `gatehouse:agent:<id>`) and the groups those roles' kube_groups (traits
+// expanded, denied ones removed, globs dropped: a value, never a pattern).
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Principal } from '../../auth/principal.js';
 import type { TokenService } from '../../auth/token-service.js';
@@ -47,17 +48,18 @@ export function createKubeAccess(deps: { state: Pick<StateStore, 'get'>; tokens:
      */
     object(
       principal: Principal,
+      cluster: ClusterRef,
       info: KubeRequestInfo,
       clusterScoped = false,
     ): { req: KubeObjectRequest; verdict: KubeVerdict } | undefined {
       const req = kubeObjectOf(info);
       if (req && clusterScoped) return { req, verdict: 'allow' };
-      return req && { req, verdict: checker.kubeObject(principal, req) };
+      return req && { req, verdict: checker.kubeObject(principal, cluster, req) };
     },
     /** The items of a filtered list or watch this principal may see. */
-    keep(principal: Principal, req: KubeObjectRequest): ItemFilter {
+    keep(principal: Principal, cluster: ClusterRef, req: KubeObjectRequest): ItemFilter {
       return (object) =>
-        checker.kubeItem(principal, {
+        checker.kubeItem(principal, cluster, {
           kind: req.kind,
           verb: req.verb,
           name: object.metadata?.name ?? '',
@@ -74,40 +76,46 @@ export function createKubeAccess(deps: { state: Pick<StateStore, 'get'>; tokens:
         if (error instanceof GatehouseError) return { allowed: false, code: 401, reason: error.detail };
         throw error;
       }
-      const values = (field: 'kube_groups' | 'kube_users') =>
-        principal.policy.allowed(field).filter((v) => !v.includes('*') && !v.includes('{{'));
-      const groups = values('kube_groups');
-      const users = values('kube_users');
-      const asked = typeof headers['impersonate-user'] === 'string' ? headers['impersonate-user'] : undefined;
-      const userChosen = asked !== undefined && users.length > 1 && users.includes(asked);
-      const user = userChosen ? (asked as string) : users.length === 1 ? (users[0] as string) : principal.name;
-      const as = [
-        // Of several kube_users with none chosen, the refusal below names them all.
-        ...(users.length === 1 || userChosen ? [{ field: 'kube_users' as const, value: user }] : []),
-        ...groups.map((value) => ({ field: 'kube_groups' as const, value })),
-      ];
-      const decision = checker.authorize<ClusterRef>(principal, { kind: 'kube_cluster', id: clusterId }, as);
+      const decision = checker.authorize<ClusterRef>(principal, { kind: 'kube_cluster', id: clusterId }, []);
       if (!decision.allowed) {
         // A cluster the principal may not see does not exist for them (as the API answers 404).
-        if (!decision.resource)
-          return { allowed: false, code: 404, reason: `gatehouse: ${decision.reason}`, principal };
-        const reason = `gatehouse: ${decision.reason}`;
-        return { allowed: false, code: 403, reason, principal, cluster: decision.resource };
+        return { allowed: false, code: 404, reason: `gatehouse: ${decision.reason}`, principal };
       }
       const cluster = decision.resource;
+      // Identities of the roles that select this cluster only (never another cluster's roles), as
+      // values: a glob or an unexpanded template is a pattern, not a name to impersonate.
+      const values = (field: 'kube_groups' | 'kube_users') =>
+        principal.policy.allowedOn(cluster, field).filter((v) => !v.includes('*') && !v.includes('{{'));
+      const groups = values('kube_groups');
+      const users = values('kube_users');
       if (groups.length === 0 && users.length === 0) {
         const reason = `gatehouse: ${principal.name} has no kube_groups or kube_users for ${cluster.name}`;
         return { allowed: false, code: 403, reason, principal, cluster };
       }
+      const asked = typeof headers['impersonate-user'] === 'string' ? headers['impersonate-user'] : undefined;
+      const userChosen = asked !== undefined && users.length > 1 && users.includes(asked);
       // (--as naming someone else is the impersonation refusal's to answer, in the proxy.)
       if (users.length > 1 && !userChosen && asked === undefined) {
         const reason = `gatehouse: ${principal.name} may act as several Kubernetes users; choose one with kubectl --as (${users.join(', ')})`;
         return { allowed: false, code: 403, reason, principal, cluster };
       }
+      const user = userChosen
+        ? (asked as string)
+        : users.length === 1
+          ? (users[0] as string)
+          : implicitKubeUser(principal);
       return { allowed: true, principal, cluster, user, groups, userChosen, options: decision.options };
     },
   };
 }
+
+/**
+ * The Kubernetes user of a principal whose roles name groups but no kube_users: a name in Gatehouse's
+ * own namespace, never one the principal chose. An agent's name is picked by whoever creates it (an
+ * agent named `kubernetes-admin` would otherwise act as that cluster user), so agents go by id.
+ */
+export const implicitKubeUser = (p: Pick<Principal, 'kind' | 'id' | 'name'>): string =>
+  p.kind === 'agent' ? `gatehouse:agent:${p.id}` : `gatehouse:user:${p.name}`;
 
 /** Headers a client may not send upstream: impersonation is Gatehouse's alone to set. */
 export const impersonationHeaders = (headers: IncomingHttpHeaders, userChosen = false): string[] =>

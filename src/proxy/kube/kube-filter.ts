@@ -10,6 +10,14 @@ export interface KubeMeta {
   metadata?: { namespace?: string; name?: string };
 }
 
+/**
+ * What the proxy holds to filter: a whole list answer (read before any of it is sent), and one watch
+ * event. Past either, the answer is cut, never buffered without end; a larger list is paged by the
+ * client (`kubectl get --chunk-size`, `?limit=&continue=`).
+ */
+export const MAX_FILTERED_LIST_BYTES = 64 * 1024 * 1024;
+export const MAX_WATCH_EVENT_BYTES = 16 * 1024 * 1024;
+
 /** Whether one object of the answer may be shown. */
 export type ItemFilter = (object: KubeMeta) => boolean;
 
@@ -53,7 +61,7 @@ export function filterBody(body: Buffer, keep: ItemFilter): Buffer {
  * A watch stream (one JSON event per line) with the events of unreached objects dropped; a Table
  * event keeps its reached rows, or is dropped when none is left. BOOKMARK and ERROR pass.
  */
-export function watchFilter(keep: ItemFilter): Transform {
+export function watchFilter(keep: ItemFilter, maxEventBytes = MAX_WATCH_EVENT_BYTES): Transform {
   let pending = '';
   const decoder = new StringDecoder('utf8');
   const handle = (line: string, out: Transform) => {
@@ -77,7 +85,9 @@ export function watchFilter(keep: ItemFilter): Transform {
       const lines = pending.split('\n');
       pending = lines.pop() ?? '';
       for (const line of lines) handle(line, this);
-      done();
+      // An event without an end in sight is not held on to: the watch ends (the client re-watches).
+      if (pending.length > maxEventBytes) done(new Error('a watch event exceeded the proxy bound'));
+      else done();
     },
     flush(done) {
       handle(pending + decoder.end(), this);

@@ -161,7 +161,7 @@ export function createKubeProxy(deps: KubeProxyDeps) {
     }
     const upstream = deps.upstream(routed.clusterId);
     const clusterScoped = upstream ? await scopes.clusterScoped(upstream, routed.info) : false;
-    const object = access.object(decision.principal, routed.info, clusterScoped);
+    const object = access.object(decision.principal, decision.cluster, routed.info, clusterScoped);
     if (object?.verdict === 'deny')
       return refuse(
         `gatehouse: ${decision.principal.name} may not ${describeKubeRequest(object.req)} (kube_resources)`,
@@ -174,7 +174,7 @@ export function createKubeProxy(deps: KubeProxyDeps) {
       return { ok: false, code: 503, message: `gatehouse: ${decision.cluster.name} has no upstream credential` };
     const filter =
       object?.verdict === 'filter'
-        ? { keep: access.keep(decision.principal, object.req), watch: object.req.verb === 'watch' }
+        ? { keep: access.keep(decision.principal, decision.cluster, object.req), watch: object.req.verb === 'watch' }
         : undefined;
     return { ok: true, decision, upstream, ...(filter ? { filter } : {}) };
   }

@@ -27,6 +27,16 @@ const VERBS: Record<string, [named: string, collection: string]> = {
   DELETE: ['delete', 'deletecollection'],
 };
 
+/**
+ * `?watch` as the API server reads it when it decides the verb: present with any first value but
+ * `false` or `0` (any case) is a watch — `?watch=yes`, `?watch=` and `?watch` too. Reading fewer
+ * values as a watch would let a role without `watch` open one.
+ */
+export function isWatch(query: URLSearchParams): boolean {
+  const first = query.get('watch');
+  return first !== null && !['false', '0'].includes(first.toLowerCase());
+}
+
 /** `path` is the part after /clusters/<id>, without the query. */
 export function requestInfo(method: string, path: string, query: URLSearchParams): KubeRequestInfo {
   const parts = path.split('/').filter(Boolean).map(decodeURIComponent);
@@ -51,7 +61,7 @@ export function requestInfo(method: string, path: string, query: URLSearchParams
   const named = name !== undefined || (resource === 'namespaces' && namespace !== undefined && rest.length === 1);
   const pair = VERBS[method] ?? [method.toLowerCase(), method.toLowerCase()];
   let verb = named ? pair[0] : pair[1];
-  if (verb === 'list' && ['true', '1'].includes(query.get('watch') ?? '')) verb = 'watch';
+  if (verb === 'list' && isWatch(query)) verb = 'watch';
   return {
     verb,
     discovery: false,

@@ -6,7 +6,17 @@ import { Agent, request } from 'node:https';
 import { isIP } from 'node:net';
 import type { KubeUpstream } from '../../resources/kube-upstream.js';
 import type { KubeDecision } from './kube-access.js';
-import { filterableRequest, filterBody, type ItemFilter, isJson, watchFilter } from './kube-filter.js';
+import {
+  filterableRequest,
+  filterBody,
+  type ItemFilter,
+  isJson,
+  MAX_FILTERED_LIST_BYTES,
+  watchFilter,
+} from './kube-filter.js';
+
+const tooLarge = `gatehouse: a filtered list larger than ${MAX_FILTERED_LIST_BYTES / 1024 / 1024} MiB is not read whole; page it (kubectl get --chunk-size, ?limit=)`;
+
 import { sendStatus, sendText } from './kube-request.js';
 
 const HOP_BY_HOP = new Set([
@@ -110,8 +120,22 @@ export function forward(
         }
         if (filter && code === 200 && !filter.watch) {
           const chunks: Buffer[] = [];
-          upRes.on('data', (c: Buffer) => chunks.push(c));
+          let held = 0;
+          let cut = false;
+          upRes.on('data', (c: Buffer) => {
+            held += c.length;
+            if (held <= MAX_FILTERED_LIST_BYTES) chunks.push(c);
+            else if (!cut) {
+              cut = true;
+              // Too large to read whole (or a stream that never ends): refuse it rather than hold it.
+              chunks.length = 0;
+              upRes.destroy();
+              sendStatus(res, 502, tooLarge);
+              resolve(502);
+            }
+          });
           upRes.on('end', () => {
+            if (cut) return;
             const body = filterBody(Buffer.concat(chunks), filter.keep);
             res.writeHead(code, { ...out, 'content-length': body.length });
             res.end(body);
@@ -124,8 +148,14 @@ export function forward(
         // response of known length goes out with its headers in one write, so one TLS record:
         // flushing those alone cost a TLS write per request (8% of the proxy's CPU on a GET).
         if (upRes.headers['content-length'] === undefined) res.flushHeaders();
-        if (filter && code === 200) upRes.pipe(watchFilter(filter.keep)).pipe(res);
-        else upRes.pipe(res);
+        if (filter && code === 200) {
+          const events = watchFilter(filter.keep);
+          events.on('error', () => {
+            upRes.destroy();
+            res.destroy();
+          });
+          upRes.pipe(events).pipe(res);
+        } else upRes.pipe(res);
       },
     );
     up.on('error', (err) => {

@@ -1,12 +1,13 @@
-// Who is connecting over SSH, and may they reach this server as this login. The same rules as the API
-// (DESIGN.md §4): the server must be visible to the principal's roles (labels, deny wins) and the
-// login must be one of the principal's logins; options resolve to the most restrictive.
+// Who is connecting over SSH, and may they reach this server as this login: the shared access
+// checker decides (one role must select the server and allow the login; denies apply across roles);
+// this file only adds what is SSH's own (the `login@server` user name, principals by reference).
 
 import type { Principal } from '../../auth/principal.js';
 import type { PrincipalPipeline, PrincipalScope } from '../../auth/principal-pipeline.js';
-import { keys, type PrincipalRef } from '../../auth/records.js';
+import type { PrincipalRef } from '../../auth/records.js';
 import type { StateStore } from '../../backend/state.js';
 import type { SessionOptions } from '../../rbac/policy.js';
+import { createAccessChecker, type ResourceRef } from '../access-checker.js';
 
 export type AuthMethod = NonNullable<Principal['method']>;
 
@@ -36,13 +37,8 @@ export function parseTarget(username: string): { login: string; server: string }
 export type SshAccess = ReturnType<typeof createSshAccess>;
 
 export function createSshAccess(deps: { state: StateStore; pipeline: Pick<PrincipalPipeline, 'tryResolve'> }) {
-  const { state } = deps;
-
-  function findServer(name: string): ServerRef | undefined {
-    const ref = state.get<{ ref: string }>(keys.resourceName('server', name));
-    const item = ref ? state.get<ServerRef & { kind: string }>(ref.value.ref) : undefined;
-    return item?.value.kind === 'server' ? item.value : undefined;
-  }
+  const checker = createAccessChecker({ state: deps.state });
+  const findServer = (name: string): ServerRef | undefined => checker.find<ServerRef & ResourceRef>('server', name);
 
   return {
     findServer,
@@ -56,17 +52,11 @@ export function createSshAccess(deps: { state: StateStore; pipeline: Pick<Princi
     },
 
     authorize(principal: Principal, serverName: string, login: string): AccessDecision {
-      const server = findServer(serverName);
-      // A server the principal may not see does not exist for them (as the API answers 404).
-      if (!server || !principal.policy.canSee({ kind: 'server', labels: server.labels })) {
-        return { allowed: false, reason: `no server named ${serverName} that ${principal.name} may reach` };
-      }
-      const logins = principal.policy.logins();
-      if (!logins.includes(login)) {
-        const allowed = logins.length ? `allowed: ${logins.join(', ')}` : 'no login is allowed';
-        return { allowed: false, server, reason: `login ${login} is not allowed on ${server.name} (${allowed})` };
-      }
-      return { allowed: true, server, options: principal.policy.options() };
+      const d = checker.authorize<ServerRef & ResourceRef>(principal, { kind: 'server', name: serverName }, [
+        { field: 'logins', value: login },
+      ]);
+      if (d.allowed) return { allowed: true, server: d.resource, options: d.options };
+      return { allowed: false, reason: d.reason, ...(d.resource ? { server: d.resource } : {}) };
     },
   };
 }
