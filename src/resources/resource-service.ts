@@ -33,6 +33,7 @@ import type {
   ResourceInput as ResourceInputSchema,
   ResourcePatch as ResourcePatchSchema,
 } from './resource-shapes.js';
+import { requireCredentialsWithMove } from './upstream-move.js';
 
 export type ResourceResponse = Static<typeof Resource>;
 export type ResourceInput = Static<typeof ResourceInputSchema>;
@@ -250,7 +251,8 @@ export function createResourceService(deps: {
 
     /**
      * Changes description, labels or where the resource is. The result must stay visible to the
-     * caller (as when registering), so nobody relabels a resource into selectors they do not hold.
+     * caller (as when registering), so nobody relabels a resource into selectors they do not hold,
+     * and a new address must come with the upstream credentials again (upstream-move.ts).
      */
     async update(ctx: RequestContext, id: string, patch: ResourcePatch): Promise<ResourceRecord> {
       const item = findVisible(ctx, id);
@@ -259,6 +261,7 @@ export function createResourceService(deps: {
         if (field in patch) throw invalidField(`/body/${field}`, `does not apply to a ${r.kind}`);
       }
       if (patch.address !== undefined) checkAddress(r.kind, patch.address);
+      requireCredentialsWithMove(state, r, patch);
       const changed = (Object.keys(patch) as Array<keyof ResourcePatch>).filter(
         (f) => JSON.stringify(patch[f]) !== JSON.stringify(r[f]),
       );

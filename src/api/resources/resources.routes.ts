@@ -141,7 +141,8 @@ export function resourceRoutes(app: App, deps: { resources: ResourceService; kub
       config: { permission: { resource: 'resources', verb: 'update' }, grants: ['resource-visible'] },
       schema: {
         tags,
-        summary: 'Change a resource’s description, labels or address (uri, protocol); it must stay visible to you',
+        summary:
+          'Change a resource’s description, labels or address (uri, protocol); it must stay visible to you. A new address of a database or cluster holding credentials needs db or kube sent again (409 otherwise)',
         params: ResourceParams,
         body: ResourcePatch,
         response: responses({ 200: Resource }),
