@@ -192,6 +192,8 @@ describe('lifecycle', () => {
       ended_sessions: [],
       confirmed_ended_sessions: [],
       revoked_issued_for_others: { api_keys: 0, ssh_keys: 0, credentials: 0, tokens: 0 },
+      ended_agents: [],
+      descendants: { agents: 0, credentials: 0, tokens: 0, sessions: 0 },
     });
     assert.equal((await as(t1, 'GET', '/v1/events')).status, 401);
     assert.equal((await admin('GET', `/v1/agents/${agent.id}`)).status, 404);

@@ -5,6 +5,7 @@
 
 import type { AuditLog } from '../audit/audit-log.js';
 import { eventOnCommit } from '../audit/on-commit.js';
+import { lineageDepth, MAX_LINEAGE_DEPTH, stoppedAncestor } from '../auth/agent-lineage.js';
 import type { Covering } from '../auth/covering.js';
 import type { PolicyResolver } from '../auth/policy-resolver.js';
 import { actorOf, eventContext, type Principal, type RequestContext } from '../auth/principal.js';
@@ -12,6 +13,7 @@ import {
   type AgentRateLimit,
   type AgentRecord,
   type AgentStatus,
+  creatorOf,
   keys,
   prefixes,
   type UserRecord,
@@ -25,7 +27,7 @@ import { conflict, forbidden, invalidField, notFound } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { pageOfRecords, parseLabelFilter } from '../lib/paging.js';
 import { coverageGaps, wideningOf } from '../rbac/coverage.js';
-import type { IssuedForOthers, KillAction, KillPlan, KillSwitch } from './kill-switch.js';
+import type { DescendantsEnded, IssuedForOthers, KillAction, KillPlan, KillSwitch } from './kill-switch.js';
 import type { AgentLimits } from './rate-limits.js';
 import type { UsageTracker } from './usage.js';
 
@@ -58,6 +60,9 @@ export interface Ended {
   confirmed_ended_sessions: string[];
   /** What the agent had created for other principals (API keys, SSH keys, credentials), taken back. */
   revoked_issued_for_others: IssuedForOthers;
+  /** The agents below it (created by it, by those, …) stopped with it; what they held is in the totals. */
+  ended_agents: string[];
+  descendants: DescendantsEnded;
 }
 
 export type AgentService = ReturnType<typeof createAgentService>;
@@ -75,6 +80,8 @@ const endedOf = (plan: KillPlan, confirmed: string[]): Ended => ({
   ended_sessions: plan.endedSessions,
   confirmed_ended_sessions: confirmed,
   revoked_issued_for_others: plan.issuedForOthers,
+  ended_agents: plan.endedAgents.map((a) => a.id),
+  descendants: plan.descendants,
 });
 
 /** An agent's name keys: exact (lookups) and folded (unique regardless of case). */
@@ -163,10 +170,20 @@ export function createAgentService(deps: {
                 deleted_api_keys: plan.deletedApiKeys,
                 ended_sessions: plan.endedSessions,
                 revoked_issued_for_others: plan.issuedForOthers,
+                ended_agents: plan.endedAgents.map((d) => d.id),
+                descendants: plan.descendants,
               },
             }
           : {}),
       },
+      // Each agent below it stopped with it has its own event, naming why.
+      ...(plan?.endedAgents.map((d) => ({
+        type: type[action === 'deleted' ? 'revoked' : action],
+        actor: actorOf(ctx),
+        target: { kind: 'agent', id: d.id, name: d.name },
+        ...eventContext(ctx),
+        data: { reason: `creator_${action}`, creator: agent.id },
+      })) ?? []),
       ...(plan?.endedSessions.map((id) => ({
         type: 'session.terminated' as const,
         actor: actorOf(ctx),
@@ -202,6 +219,7 @@ export function createAgentService(deps: {
         labels: a.labels,
         max_credential_ttl: a.max_credential_ttl ?? null,
         rate_limit: limitsOf(undefined, a.rate_limit),
+        created_by: a.created_by ?? null,
         last_used_at: deps.usage.agentLastUsed(a.id),
         updated_at: a.updated_at,
       };
@@ -231,6 +249,11 @@ export function createAgentService(deps: {
     async create(ctx: RequestContext & { principal: Principal }, input: CreateAgentInput): Promise<AgentRecord> {
       const owner = resolveOwner(ctx.principal, input.owner);
       await checkRoles(ctx, undefined, owner, input.roles);
+      const creator = ctx.principal.kind === 'agent' ? state.get<AgentRecord>(keys.agent(ctx.principal.id)) : undefined;
+      if (creator && lineageDepth(state, creator.value) + 1 >= MAX_LINEAGE_DEPTH)
+        throw conflict(
+          `agents may create agents at most ${MAX_LINEAGE_DEPTH} deep; ${creator.value.name} is at the bound`,
+        );
       const now = clock();
       const agent: AgentRecord = {
         id: newId('agent', now),
@@ -242,6 +265,8 @@ export function createAgentService(deps: {
         labels: input.labels ?? {},
         max_credential_ttl: input.max_credential_ttl ?? null,
         rate_limit: limitsOf(input.rate_limit),
+        // An agent that creates an agent is its creator: the kill switch stops the new one with it.
+        created_by: creatorOf(ctx),
         created_at: isoTime(now),
         updated_at: isoTime(now),
       };
@@ -251,7 +276,7 @@ export function createAgentService(deps: {
         actor: actorOf(ctx),
         target: { kind: 'agent', id: agent.id, name: agent.name },
         ...eventContext(ctx),
-        data: { owner: owner.id, roles: agent.roles },
+        data: { owner: owner.id, roles: agent.roles, created_by: agent.created_by },
       });
       await translateConflicts(
         () =>
@@ -301,6 +326,12 @@ export function createAgentService(deps: {
         // Suspending is the kill switch, open to anyone who may update agents; waking an agent up
         // hands its rights out again, so it takes someone who covers them.
         if (a.status === 'suspended' && next.status === 'active') {
+          // Below a stopped agent it would stay refused at every door: say so instead.
+          const stopped = stoppedAncestor(state, a);
+          if (stopped)
+            throw conflict(
+              `agent ${stopped.id}, which created ${a.name}'s line, is ${stopped.status}; reactivate it first`,
+            );
           await deps.covering.require(
             ctx,
             deps.covering.agentGrant(next),

@@ -4,6 +4,7 @@
 // credential escapes a concurrent suspension. Shared by the credentials endpoint and token exchange.
 
 import type { AuditLog } from '../audit/audit-log.js';
+import { stoppedAncestor } from '../auth/agent-lineage.js';
 import { newApiKeyWrite } from '../auth/api-keys.js';
 import { type Actor, actorOf, eventContext, type PrincipalName, type RequestContext } from '../auth/principal.js';
 import {
@@ -145,6 +146,11 @@ export function createCredentialIssuer(deps: {
         if (agent.status === 'suspended') throw conflict(`agent ${agent.id} is suspended; reactivate it first`);
         throw conflict(`agent ${agent.id} is revoked; it can never hold credentials again`);
       }
+      const stopped = stoppedAncestor(state, agent);
+      if (stopped)
+        throw conflict(
+          `agent ${stopped.id}, which created ${agent.name}'s line, is ${stopped.status}; nothing below it gets credentials`,
+        );
       const bound = ttlBound(agent);
       if (req.ttl !== undefined && req.ttl > bound)
         throw invalidField('/body/ttl', `must be at most ${bound} s for this agent`);

@@ -4,6 +4,7 @@
 // tokens it was exchanged from still work. An opaque token is active when it would authenticate.
 // Anything else is just {active: false}.
 import { type CryptoKey, importJWK, type JWTPayload, jwtVerify } from 'jose';
+import { stoppedAncestor } from '../auth/agent-lineage.js';
 import {
   type AgentRecord,
   type CredentialRecord,
@@ -77,7 +78,7 @@ export function createTokenIntrospection(deps: {
     if (credential.exchanged_from && !sourcesLive(credential.exchanged_from)) return false;
     const agent = state.get<AgentRecord>(keys.agent(agentId))?.value;
     const owner = agent ? state.get<UserRecord>(keys.user(agent.owner))?.value : undefined;
-    if (agent?.status !== 'active' || owner?.status !== 'active') return false;
+    if (agent?.status !== 'active' || owner?.status !== 'active' || stoppedAncestor(state, agent)) return false;
     if (!payload.act) return true;
     const user = state.get<UserRecord>(keys.user(payload.sub as string))?.value;
     const grant = state.get<DelegationGrant>(keys.delegation(agentId, payload.sub as string))?.value;

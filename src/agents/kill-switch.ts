@@ -7,7 +7,12 @@
 // On etcd one write carries at most 128 operations: an agent holding more is stopped by the status
 // change first (every door checks it), and the rest is written down after it in parts
 // (StateStore.writeInParts), what it issued to others and its sessions first.
+// What an agent starts ends with it: the agents it created (and those they created, auth/agent-
+// lineage.ts) are suspended or revoked with it — deleting it revokes them — with all they hold. Its
+// own status write already stops them (every door checks the agents above an agent); marking them
+// means that reactivating it does not wake them: each is reactivated on its own, deliberately.
 
+import { descendantsOf } from '../auth/agent-lineage.js';
 import type { AgentRecord, ApiKeyRecord, CredentialRecord, DelegationGrant } from '../auth/records.js';
 import { keys, prefixes } from '../auth/records.js';
 import type { TokenIndex } from '../auth/token-index.js';
@@ -32,6 +37,14 @@ export interface IssuedForOthers {
   tokens: number;
 }
 
+/** What the agents below the stopped one held, ended with it (also counted in the plan's totals). */
+export interface DescendantsEnded {
+  agents: number;
+  credentials: number;
+  tokens: number;
+  sessions: number;
+}
+
 export interface KillPlan {
   conditions: Condition[];
   /** The agent's own record: changing it alone stops every token, key and credential of the agent. */
@@ -43,6 +56,19 @@ export interface KillPlan {
   deletedApiKeys: number;
   endedSessions: string[];
   issuedForOthers: IssuedForOthers;
+  /** The agents below it whose status this changes (suspended, or revoked). */
+  endedAgents: Array<{ id: string; name: string }>;
+  descendants: DescendantsEnded;
+}
+
+/** The first operation on each key (a write may not name one key twice: etcd refuses it). */
+export function onePerKey(ops: Operation[]): Operation[] {
+  const seen = new Set<string>();
+  return ops.filter((op) => {
+    if (seen.has(op.key)) return false;
+    seen.add(op.key);
+    return true;
+  });
 }
 
 const REASON: Record<KillAction, string> = {
@@ -116,8 +142,12 @@ export function createKillSwitch(deps: {
     return { operations, counts };
   }
 
-  /** The write that ends an agent's access (and, for 'deleted', the agent itself), as of now. */
-  function plan(agent: CachedItem<AgentRecord>, action: KillAction, now: number): KillPlan {
+  /** The write that ends one agent's access (and, for 'deleted', the agent itself), as of now. */
+  function planOne(
+    agent: CachedItem<AgentRecord>,
+    action: KillAction,
+    now: number,
+  ): Omit<KillPlan, 'endedAgents' | 'descendants'> {
     const a = agent.value;
     const reason = REASON[action];
     const conditions: Condition[] = [{ key: agent.key, revision: agent.revision }];
@@ -133,7 +163,7 @@ export function createKillSwitch(deps: {
         ),
         { type: 'delete', key: keys.usage('agent', a.id) },
       );
-    } else if (a.status !== action) {
+    } else if (a.status !== action && a.status !== 'revoked') {
       const updated: AgentRecord = { ...a, status: action, updated_at: isoTime(now) };
       operations.push({ type: 'put', key: agent.key, value: JSON.stringify(updated) });
     }
@@ -191,6 +221,49 @@ export function createKillSwitch(deps: {
       revokedCredentials,
       deletedApiKeys: apiKeys.length,
       endedSessions,
+    };
+  }
+
+  /**
+   * The write that ends an agent's access, and that of every agent below it: its own record decides
+   * (conditions, operations); the agents below are marked first in the cleanup, then what they held.
+   * `skip`: agents stopped by plans of their own in the same write (a deleted user's), with their lines.
+   */
+  function plan(
+    agent: CachedItem<AgentRecord>,
+    action: KillAction,
+    now: number,
+    opts: { skip?: ReadonlySet<string> } = {},
+  ): KillPlan {
+    const own = planOne(agent, action, now);
+    const below: KillAction = action === 'deleted' ? 'revoked' : action;
+    const marks: Operation[] = [];
+    const rest: Operation[] = [];
+    const endedAgents: KillPlan['endedAgents'] = [];
+    const descendants: DescendantsEnded = { agents: 0, credentials: 0, tokens: 0, sessions: 0 };
+    const endedSessions = [...own.endedSessions];
+    for (const d of descendantsOf(state, agent.value.id, opts.skip)) {
+      // A suspension never turns a revoked agent back into a suspended one.
+      if (d.value.status === 'revoked') continue;
+      const sub = planOne(d, below, now);
+      if (sub.operations.length > 0) endedAgents.push({ id: d.value.id, name: d.value.name });
+      marks.push(...sub.operations);
+      rest.push(...sub.cleanup);
+      descendants.credentials += sub.revokedCredentials;
+      descendants.tokens += sub.revokedTokens;
+      descendants.sessions += sub.endedSessions.length;
+      endedSessions.push(...sub.endedSessions);
+    }
+    descendants.agents = endedAgents.length;
+    return {
+      ...own,
+      // What the agent issued to the agents below it is theirs too: each key is written once.
+      cleanup: onePerKey([...marks, ...own.cleanup, ...rest]),
+      revokedTokens: own.revokedTokens + descendants.tokens,
+      revokedCredentials: own.revokedCredentials + descendants.credentials,
+      endedSessions,
+      endedAgents,
+      descendants,
     };
   }
 

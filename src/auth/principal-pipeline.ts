@@ -2,11 +2,13 @@
 // tickets and tokens typed as SSH passwords (and the database and Kubernetes proxies to come). How a
 // secret is found differs per door (token-service.ts resolves a token's shape, record, revocation and
 // expiry); what it then acts as is decided here, once, by small named checks in order:
-//   principal active → credential live → scope subset → delegation grant → policy intersection.
+//   principal active (an agent: and every agent above it) → credential live → scope subset →
+//   delegation grant → policy intersection.
 import type { StateStore } from '../backend/state.js';
 import type { Clock } from '../lib/clock.js';
 import { GatehouseError } from '../lib/errors.js';
 import { intersectPolicies } from '../rbac/policy.js';
+import { stoppedAncestor } from './agent-lineage.js';
 import type { PolicyResolver } from './policy-resolver.js';
 import type { Principal } from './principal.js';
 import {
@@ -59,6 +61,15 @@ export function createPrincipalPipeline(deps: {
     if (!agent) throw new GatehouseError('principal_disabled', 'the agent no longer exists');
     if (agent.status === 'suspended') throw agentSuspended();
     if (agent.status !== 'active') throw new GatehouseError('token_revoked', 'the agent was revoked');
+    // What an agent starts ends with it: the agent that created this one (or one above) stops it too.
+    const stopped = stoppedAncestor(state, agent);
+    if (stopped?.status === 'suspended')
+      throw new GatehouseError('agent_suspended', `agent ${stopped.id}, which created this agent's line, is suspended`);
+    if (stopped)
+      throw new GatehouseError(
+        'token_revoked',
+        `agent ${stopped.id}, which created this agent's line, was ${stopped.status}`,
+      );
     return agent;
   }
 

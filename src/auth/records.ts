@@ -46,6 +46,8 @@ export interface AgentRecord {
   /** Upper bound of any credential's lifetime in seconds; null: the cluster's maximum. */
   max_credential_ttl?: number | null;
   rate_limit?: AgentRateLimit;
+  /** Who created it; an agent that did is its creator in the lineage (agent-lineage.ts). Absent on older records. */
+  created_by?: CreatorRef;
   created_at: string;
   updated_at: string;
 }

@@ -11,6 +11,7 @@ import type { Clock } from '../lib/clock.js';
 import { GatehouseError } from '../lib/errors.js';
 import { randomBytes } from '../lib/random.js';
 import { generateToken, hashSecret, hasSecretShape, tokenId } from '../lib/secrets.js';
+import { stoppedAncestor } from './agent-lineage.js';
 import { admitLogin, trimLogin } from './login-bounds.js';
 import { type LoginThrottle, throttleKeys } from './login-throttle.js';
 import type { PolicyResolver } from './policy-resolver.js';
@@ -184,7 +185,9 @@ export function createTokenService(deps: {
     });
   }
 
-  const isActive = (r: UserRecord | AgentRecord | undefined): boolean => r?.status === 'active';
+  // An agent is active only while every agent above it is (agent-lineage.ts).
+  const isActive = (r: UserRecord | AgentRecord | undefined): boolean =>
+    r?.status === 'active' && !('owner' in r && stoppedAncestor(state, r));
 
   async function revokeKeys(tokenKeys: string[], reason?: string): Promise<number> {
     const ops = tokenRevocationOps(state, tokenKeys, clock(), reason);
@@ -200,6 +203,8 @@ export function createTokenService(deps: {
       if (agent?.status === 'suspended')
         return new GatehouseError('agent_suspended', 'the agent is suspended; its tokens were revoked');
       if (agent?.status === 'revoked') return new GatehouseError('token_revoked', 'the agent was revoked');
+      if (agent && stoppedAncestor(state, agent)?.status === 'suspended')
+        return new GatehouseError('agent_suspended', 'an agent above it is suspended; its tokens were revoked');
     }
     return new GatehouseError('token_revoked', 'the access token was revoked');
   }

@@ -1,7 +1,7 @@
 // Users and their API keys. A key's secret is shown once and stored as a hash; deleting a key or a
 // user revokes every token that came from it.
 
-import type { KillSwitch } from '../agents/kill-switch.js';
+import { type KillSwitch, onePerKey } from '../agents/kill-switch.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { Covering } from '../auth/covering.js';
 import type { PolicyResolver } from '../auth/policy-resolver.js';
@@ -257,7 +257,12 @@ export function createUserService(deps: {
         .list<AgentRecord>(prefixes.agents)
         .filter((a) => a.value.owner === id && a.value.status !== 'revoked');
       const now = clock();
-      const kills = agents.map((a) => ({ agent: a.value, plan: deps.killSwitch.plan(a, 'revoked', now) }));
+      // Each owned agent has its own plan; the agents below it that the user owns too are left to theirs.
+      const owned = new Set(agents.map((a) => a.value.id));
+      const kills = agents.map((a) => ({
+        agent: a.value,
+        plan: deps.killSwitch.plan(a, 'revoked', now, { skip: owned }),
+      }));
       const grants = state.list<DelegationGrant>(prefixes.delegations).filter((g) => g.value.user_id === id);
       if (user.roles.includes('admin')) {
         const otherAdmins = state
@@ -287,16 +292,21 @@ export function createUserService(deps: {
           `user ${user.name} owns ${agents.length} agents, more than can be revoked with it in one write; delete or revoke some of them first`,
         );
       await translateConflicts(() =>
-        state.writeInParts(conditions, decisive, [
-          ...own.operations,
-          ...kills.flatMap((k) => k.plan.cleanup),
-          ...apiKeys.flatMap((k) => [
-            { type: 'delete' as const, key: k.key },
-            { type: 'delete' as const, key: keys.apiKeyHash(k.value.hash) },
+        state.writeInParts(
+          conditions,
+          decisive,
+          // One agent's plan may take back what another issued it: each key once (kill-switch.ts).
+          onePerKey([
+            ...own.operations,
+            ...kills.flatMap((k) => k.plan.cleanup),
+            ...apiKeys.flatMap((k) => [
+              { type: 'delete' as const, key: k.key },
+              { type: 'delete' as const, key: keys.apiKeyHash(k.value.hash) },
+            ]),
+            ...grants.map((g) => ({ type: 'delete' as const, key: g.key })),
+            ...sshKeyOps,
           ]),
-          ...grants.map((g) => ({ type: 'delete' as const, key: g.key })),
-          ...sshKeyOps,
-        ]),
+        ),
       );
       const revoked = await deps.tokens.revokeKeys(deps.tokenIndex.ofPrincipal(id));
       if (kills.length > 0) {

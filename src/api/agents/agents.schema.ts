@@ -48,6 +48,7 @@ export const Agent = Type.Object(
       credentials_per_minute: Type.Union([Type.Integer(), Type.Null()]),
     }),
     last_used_at: Type.Union([Timestamp, Type.Null()], { description: 'Last request with one of its tokens (±1 s)' }),
+    created_by: CreatedBy,
     updated_at: Timestamp,
   },
   { additionalProperties: false },
@@ -106,6 +107,17 @@ const Ended = {
       description: 'What the agent had created for other users and agents, taken back with it',
     },
   ),
+  ended_agents: Type.Array(Type.String(), {
+    description:
+      'Agents below it (created by it, by those, …) suspended or revoked with it; reactivating it does not reactivate them',
+  }),
+  descendants: Type.Object(
+    { agents: Type.Integer(), credentials: Type.Integer(), tokens: Type.Integer(), sessions: Type.Integer() },
+    {
+      additionalProperties: false,
+      description: 'What those agents held and this change ended (included in the totals above)',
+    },
+  ),
 };
 
 export const UpdatedAgent = Type.Object(
@@ -116,6 +128,8 @@ export const UpdatedAgent = Type.Object(
     ended_sessions: Type.Optional(Ended.ended_sessions),
     confirmed_ended_sessions: Type.Optional(Ended.confirmed_ended_sessions),
     revoked_issued_for_others: Type.Optional(Ended.revoked_issued_for_others),
+    ended_agents: Type.Optional(Ended.ended_agents),
+    descendants: Type.Optional(Ended.descendants),
   },
   {
     additionalProperties: false,
