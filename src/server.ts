@@ -21,6 +21,12 @@ import { type Clock, systemClock } from './lib/clock.js';
 import { parseDuration } from './lib/duration.js';
 import { instrumentAuditStore, watchAuditStatus } from './observability/audit-metrics.js';
 import { createMetrics, type Metrics } from './observability/metrics.js';
+import {
+  createDescriptorBudget,
+  descriptorLimit,
+  doorBudgetSize,
+  proxyDoorLimits,
+} from './proxy/common/listener-limits.js';
 import type { DbProxy } from './proxy/db/db-proxy.js';
 import { startDbProxy } from './proxy/db/start.js';
 import type { KubeProxy } from './proxy/kube/kube-proxy.js';
@@ -87,6 +93,7 @@ export async function startGatehouse(
   // A malformed redis_url is a config error before any store is opened, like the addresses above.
   if (config.redis_url !== undefined) parseRedisUrl(config.redis_url);
   const metricsAddr = config.metrics_enabled ? parseAddr('metrics_addr', config.metrics_addr) : undefined;
+  const proxyLimits = proxyDoorLimits(config.proxy);
   for (const [key, addr] of [
     ['auth_addr', authAddr],
     ['web_addr', webAddr],
@@ -190,9 +197,20 @@ export async function startGatehouse(
       maxConnectionsPerSource: config.http.max_connections_per_source,
     },
   };
+  // The public listeners (web, SSH, PostgreSQL, Kubernetes) share the open-file limit less a reserve,
+  // so that no flood of them can take the descriptors the auth API and the stores need.
+  const fdLimit = descriptorLimit();
+  const doorBudget = createDescriptorBudget(doorBudgetSize(fdLimit, config.proxy.fd_reserve));
+  const warn = (message: string) => logger.warn(message);
+  const door = { limits: proxyLimits, budget: doorBudget, warn };
   const cluster = config.cluster_token ? { token: config.cluster_token, backend, audit: instrumentedAudit } : undefined;
   const auth = runsAuth
-    ? await buildApi(services, { ...common, listener: 'auth', ...(cluster ? { cluster } : {}) })
+    ? await buildApi(services, {
+        ...common,
+        limits: { ...common.limits, name: 'auth', warn },
+        listener: 'auth',
+        ...(cluster ? { cluster } : {}),
+      })
     : undefined;
   if (auth) {
     apps.push(auth.app);
@@ -286,8 +304,11 @@ export async function startGatehouse(
         services.kubeconfigs.publish(new URL(config.kube_public_url).origin, services.kubeCa.certPem);
     }
     if (config.roles.includes('proxy')) {
+      if (fdLimit !== undefined)
+        logger.info(`open-file limit ${fdLimit}: the web and proxy listeners share ${doorBudget.size} of it`);
       const web = await buildApi(services, {
         ...common,
+        limits: { ...common.limits, name: 'web', warn, budget: doorBudget },
         listener: 'web',
         trustedProxies: config.trusted_proxies,
         ...(authPool ? { forwardTo: authPool } : {}),
@@ -323,6 +344,7 @@ export async function startGatehouse(
         audit: services.audit,
         clock,
         logger,
+        door,
         ...(metrics ? { metrics } : {}),
       });
       metrics?.trackConnections(sshProxy.server, 'ssh');
@@ -334,6 +356,7 @@ export async function startGatehouse(
         ...(https ? { tls: https } : {}),
         queryMaxLength: config.db.query_max_length,
         logger,
+        door,
       });
       dbProxy = db.proxy;
       handle.dbAddr = db.addr;
@@ -341,7 +364,7 @@ export async function startGatehouse(
       services.publishSshEndpoint(
         config.ssh_public_addr ? parseAddr('ssh_public_addr', config.ssh_public_addr) : handle.sshAddr,
       );
-      const kube = await startKubeProxy(services, { config, dataDir, clock, logger });
+      const kube = await startKubeProxy(services, { config, dataDir, clock, logger, door });
       kubeProxy = kube.proxy;
       handle.kubeAddr = { host: kube.host, port: kube.port };
     }

@@ -1,17 +1,30 @@
 // What one client may hold open on an HTTP listener: the whole request (headers and body) within
 // request_timeout, no silence longer than idle_timeout, and at most so many connections per
 // listener and per source address. Without these a body that never finishes keeps a socket (and
-// its buffers) forever, unauthenticated, on the public token endpoint.
+// its buffers) forever, unauthenticated, on the public token endpoint. The caps are the proxies'
+// door kit (proxy/common/listener-limits.ts), so every listener counts sources the same way.
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { newRequestId } from '../lib/random.js';
+import { type DescriptorBudget, guardListener, type Refusal } from '../proxy/common/listener-limits.js';
 
 export interface ConnectionLimits {
   requestTimeoutMs: number;
   idleTimeoutMs: number;
   maxConnections: number;
   maxConnectionsPerSource: number;
+  /** Descriptors shared with the proxies' listeners (the web listener's; the auth API stays out of it). */
+  budget?: DescriptorBudget;
+  /** Where refusals are logged (at most one line every 10 s), under this listener's name. */
+  warn?: (message: string) => void;
+  name?: string;
 }
+
+const REFUSED: Record<Refusal, string> = {
+  source: 'too many open connections from your address',
+  listener: 'too many open connections to this listener',
+  budget: 'too many open connections to this server',
+};
 
 /** Fastify server options for the time bounds (Fastify's default requestTimeout is 0: none). */
 export function timeoutOptions(limits: ConnectionLimits) {
@@ -50,32 +63,20 @@ function problem(status: number, title: string, detail: string, extra = ''): str
  * listens for 'connection', so that a refused socket never reaches the HTTP parser.
  */
 export function limitConnections(server: Server, limits: ConnectionLimits, opts: { tls: boolean }): void {
-  const perSource = new Map<string, number>();
-  let open = 0;
-  const accept = server.listeners('connection') as Array<(socket: Socket) => void>;
-  server.removeAllListeners('connection');
-  server.on('connection', (socket: Socket) => {
-    const source = socket.remoteAddress ?? '';
-    const fromSource = perSource.get(source) ?? 0;
-    if (open >= limits.maxConnections || fromSource >= limits.maxConnectionsPerSource) {
-      const which = open >= limits.maxConnections ? 'this listener' : 'your address';
+  guardListener(server, {
+    name: limits.name ?? 'http',
+    limits: { maxConnections: limits.maxConnections, maxConnectionsPerSource: limits.maxConnectionsPerSource },
+    ...(limits.budget ? { budget: limits.budget } : {}),
+    ...(limits.warn ? { warn: limits.warn } : {}),
+    refuse(socket, why) {
       // Over TLS a plain-text answer would be noise to the client: just close.
       if (opts.tls) socket.destroy();
-      else
-        socket.end(
-          problem(503, 'Service Unavailable', `too many open connections from ${which}`, 'Retry-After: 1\r\n'),
-        );
-      return;
-    }
-    open++;
-    perSource.set(source, fromSource + 1);
-    socket.once('close', () => {
-      open--;
-      const n = (perSource.get(source) ?? 1) - 1;
-      if (n === 0) perSource.delete(source);
-      else perSource.set(source, n);
-    });
-    for (const listener of accept) listener.call(server, socket);
+      else {
+        socket.end(problem(503, 'Service Unavailable', REFUSED[why], 'Retry-After: 1\r\n'));
+        // It no longer counts against any cap: a client that never closes its side must not keep it.
+        setTimeout(() => socket.destroy(), 1000).unref();
+      }
+    },
   });
 
   // No bytes for idle_timeout. A request whose body stalled is told 408; an idle keep-alive

@@ -251,6 +251,38 @@ export const ConfigSchema = Type.Object(
       },
       { additionalProperties: false, default: {} },
     ),
+    // The same for the SSH, PostgreSQL and Kubernetes listeners, where nobody is authenticated until a
+    // handshake is done: idle sockets must not pile up to the process's open-file limit
+    // (src/proxy/common/listener-limits.ts).
+    proxy: Type.Object(
+      {
+        handshake_timeout: Type.String({
+          ...Duration,
+          default: '60s',
+          description:
+            'SSH banner and authentication, PostgreSQL startup and authentication, or the TLS handshake and first ' +
+            'request on the Kubernetes listener must be done within this (at least 1s), else the connection is closed.',
+        }),
+        max_connections: Type.Integer({
+          minimum: 1,
+          default: 10_000,
+          description: 'Open connections per proxy listener (SSH, PostgreSQL, Kubernetes); more are closed at once.',
+        }),
+        max_connections_per_source: Type.Integer({
+          minimum: 1,
+          default: 256,
+          description:
+            'Open connections per client address (an IPv6 /64) and proxy listener (raise it behind a TCP load balancer).',
+        }),
+        fd_reserve: Type.Integer({
+          minimum: 16,
+          default: 2048,
+          description:
+            "File descriptors the public listeners (web, SSH, PostgreSQL, Kubernetes) leave to the rest of the process: they share the process's open-file limit less this, so the auth API, the stores and upstream connections keep room.",
+        }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
     login_throttle: Type.Object(
       {
         max_failures: Type.Integer({ minimum: 1, default: 10 }),

@@ -15,6 +15,7 @@ import type { DbUpstream } from '../../resources/db-upstream.js';
 import type { SessionRegistry } from '../../sessions/session-registry.js';
 import type { TicketService } from '../../sessions/tickets.js';
 import type { AccessChecker } from '../access-checker.js';
+import { type DoorOptions, guardListener } from '../common/listener-limits.js';
 import { type CancelKeys, createCancelKeys } from './cancel-keys.js';
 import { type AuthDeps, authenticateClient, type ClientStartup, readClientStartup } from './client-startup.js';
 import { runDbSession } from './db-session.js';
@@ -47,6 +48,8 @@ export interface DbProxyDeps {
   upstreamTimeoutMs?: number;
   /** Cancel keys shared with the other proxies (Redis); default: this proxy's own only. */
   cancelKeys?: CancelKeys;
+  /** Caps and the handshake deadline of the listener (startup and authentication must be done in time). */
+  door: DoorOptions;
 }
 
 export interface DatabaseRef {
@@ -85,6 +88,12 @@ export function createDbProxy(deps: DbProxyDeps) {
     });
   });
   server.on('error', (err) => logger.error({ err }, 'db: listener error'));
+  const door = guardListener(server, {
+    name: 'db',
+    descriptorsPerConnection: 2,
+    warn: (message) => logger.warn(message),
+    ...deps.door,
+  });
 
   async function rejected(
     who: Principal | undefined,
@@ -131,6 +140,7 @@ export function createDbProxy(deps: DbProxyDeps) {
       return fail('28P01', `gatehouse: ${auth.reason}`);
     }
     const principal = auth.principal;
+    door.passed(socket); // authenticated: the handshake deadline no longer applies
     const decision = deps.access.authorize<DatabaseRef>(principal, { kind: 'database', name: target.database }, [
       { field: 'db_users', value: target.dbUser },
       { field: 'db_names', value: target.dbName },

@@ -3,6 +3,7 @@
 import type { Logger } from 'pino';
 import type { Services } from '../../services.js';
 import { createAccessChecker } from '../access-checker.js';
+import type { DoorOptions } from '../common/listener-limits.js';
 import { createCancelKeys } from './cancel-keys.js';
 import { createDbProxy, type DbProxy } from './db-proxy.js';
 
@@ -16,6 +17,7 @@ export async function startDbProxy(
     tls?: { cert: Buffer; key: Buffer };
     queryMaxLength: number;
     logger: Logger;
+    door: DoorOptions;
   },
 ): Promise<{ proxy: DbProxy; addr: { host: string; port: number } }> {
   const proxy = createDbProxy({
@@ -31,6 +33,7 @@ export async function startDbProxy(
     ...(opts.tls ? { tls: opts.tls } : {}),
     requireTls: !opts.loopback,
     queryMaxLength: opts.queryMaxLength,
+    door: opts.door,
     cancelKeys: createCancelKeys(services.shared.link, (err) => opts.logger.debug({ err }, 'db: cancel key in redis')),
   });
   const bound = await proxy.listen(opts.host, opts.port);

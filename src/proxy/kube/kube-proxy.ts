@@ -18,6 +18,7 @@ import type { Clock } from '../../lib/clock.js';
 import type { RecordingService } from '../../recordings/recording-service.js';
 import type { KubeUpstream } from '../../resources/kube-upstream.js';
 import type { SessionRegistry } from '../../sessions/session-registry.js';
+import { type DoorOptions, guardListener } from '../common/listener-limits.js';
 import { describeKubeRequest, impersonationHeaders, type KubeAccess, type KubeDecision } from './kube-access.js';
 import { readCreateBody } from './kube-create-name.js';
 import { bridgeExec } from './kube-exec.js';
@@ -37,6 +38,8 @@ export interface KubeProxyDeps {
   audit: AuditLog;
   clock: Clock;
   logger: Logger;
+  /** Caps and the handshake deadline of the listener (TLS handshake and first request in time). */
+  door: DoorOptions;
 }
 
 export type KubeProxy = ReturnType<typeof createKubeProxy>;
@@ -266,12 +269,21 @@ export function createKubeProxy(deps: KubeProxyDeps) {
   }
 
   const server: Server = createServer({ cert: deps.tls.cert, key: deps.tls.key }, (req, res) => {
+    door.passed(req.socket); // a whole request arrived: Node's HTTP bounds apply from here
     onRequest(req, res).catch((err) => {
       logger.error({ err }, 'kube: request failed');
       sendStatus(res, 500, 'gatehouse: internal error');
     });
   });
+  // Before any other 'connection' listener, so a refused socket never starts a TLS handshake.
+  const door = guardListener(server, {
+    name: 'kube',
+    descriptorsPerConnection: 2,
+    warn: (message) => logger.warn(message),
+    ...deps.door,
+  });
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    door.passed(req.socket);
     onUpgrade(req, socket, head).catch((err) => {
       logger.error({ err }, 'kube: upgrade failed');
       sendStatusOnSocket(socket, 500, 'gatehouse: internal error');

@@ -5,12 +5,19 @@ import { ConfigError } from '../../config/load.js';
 import type { Config } from '../../config/schema.js';
 import type { Clock } from '../../lib/clock.js';
 import type { Services } from '../../services.js';
+import type { DoorOptions } from '../common/listener-limits.js';
 import { issueServerCertificate } from './kube-ca.js';
 import { createKubeProxy, type KubeProxy } from './kube-proxy.js';
 
 export async function startKubeProxy(
   services: Services,
-  opts: { config: Pick<Config, 'kube_addr' | 'kube_public_url'>; dataDir: string; clock: Clock; logger: Logger },
+  opts: {
+    config: Pick<Config, 'kube_addr' | 'kube_public_url'>;
+    dataDir: string;
+    clock: Clock;
+    logger: Logger;
+    door: DoorOptions;
+  },
 ): Promise<{ proxy: KubeProxy; host: string; port: number }> {
   const m = /^(?:\[([^\]]+)\]|([^:]+)):(\d+)$/.exec(opts.config.kube_addr);
   if (!m || Number(m[3]) > 65535)
@@ -28,6 +35,7 @@ export async function startKubeProxy(
     audit: services.audit,
     clock: opts.clock,
     logger: opts.logger,
+    door: opts.door,
   });
   const bound = await proxy.listen(host, Number(m[3]));
   const hostInUrl = host.includes(':') ? `[${host}]` : host;

@@ -2,7 +2,7 @@
 // authenticate with a registered public key, an access token or a one-time ticket (as the password),
 // and reach the server under RBAC, with every session recorded. One upstream connection per client
 // connection; each session channel is a Gatehouse session (session-channel.ts).
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, createServer, type Socket } from 'node:net';
 import type { Logger } from 'pino';
 import ssh2, {
   type AuthContext,
@@ -22,6 +22,7 @@ import type { Metrics } from '../../observability/metrics.js';
 import type { RecordingService } from '../../recordings/recording-service.js';
 import type { SessionRegistry } from '../../sessions/session-registry.js';
 import { TICKET_PREFIX, type TicketService } from '../../sessions/tickets.js';
+import { type DoorOptions, guardListener } from '../common/listener-limits.js';
 import { type AccessDecision, parseTarget, type SshAccess } from './access.js';
 import { CLIENT_LEG_CIPHERS } from './algorithms.js';
 import { type PtyRequest, type RunningSession, runSession, type SessionRequest } from './session-channel.js';
@@ -48,6 +49,8 @@ export interface SshProxyDeps {
   logger: Logger;
   metrics?: Metrics;
   upstreamTimeoutMs?: number;
+  /** Caps and the handshake deadline of the listener (banner and authentication must be done in time). */
+  door: DoorOptions;
 }
 
 /** Environment variables passed on to the target (as OpenSSH's AcceptEnv default on Debian). */
@@ -67,11 +70,27 @@ export function createSshProxy(deps: SshProxyDeps) {
       ident: 'Gatehouse',
       algorithms: { cipher: CLIENT_LEG_CIPHERS },
     } as ConstructorParameters<typeof SshServer>[0],
-    (client, info) => handleConnection(client, info.ip),
+    (client, info) => handleConnection(client, info.ip, socketsByPeer.get(`${info.ip}|${info.port}`)),
   );
   server.on('error', (err: Error) => logger.error({ err }, 'ssh: listener error'));
+  // Our own listener hands ssh2 only the sockets its door admits; ssh2 names a connection by its
+  // peer's address and port, which is how its socket is found again once it has authenticated.
+  const socketsByPeer = new Map<string, Socket>();
+  const listener = createServer((socket) => {
+    const key = `${socket.remoteAddress}|${socket.remotePort}`;
+    socketsByPeer.set(key, socket);
+    socket.once('close', () => socketsByPeer.delete(key));
+    server.injectSocket(socket);
+  });
+  listener.on('error', (err: Error) => logger.error({ err }, 'ssh: listener error'));
+  const door = guardListener(listener, {
+    name: 'ssh',
+    descriptorsPerConnection: 2,
+    warn: (message) => logger.warn(message),
+    ...deps.door,
+  });
 
-  function handleConnection(client: Connection, remoteAddr: string): void {
+  function handleConnection(client: Connection, remoteAddr: string, socket: Socket | undefined): void {
     const running = new Set<RunningSession>();
     connections.set(client, running);
     let principal: Principal | undefined;
@@ -171,6 +190,7 @@ export function createSshProxy(deps: SshProxyDeps) {
 
     client.on('ready', () => {
       if (!principal || !decision) return client.end();
+      if (socket) door.passed(socket); // authenticated: the handshake deadline no longer applies
       if (!decision.allowed) {
         void rejected(decision.reason);
         return;
@@ -362,13 +382,13 @@ export function createSshProxy(deps: SshProxyDeps) {
     server,
     async listen(host: string, port: number): Promise<AddressInfo> {
       await new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(port, host, () => {
-          server.off('error', reject);
+        listener.once('error', reject);
+        listener.listen(port, host, () => {
+          listener.off('error', reject);
           resolve();
         });
       });
-      return server.address() as AddressInfo;
+      return listener.address() as AddressInfo;
     },
     get connectionCount(): number {
       return connections.size;
@@ -378,7 +398,7 @@ export function createSshProxy(deps: SshProxyDeps) {
       shuttingDown = true;
       let grace: NodeJS.Timeout | undefined;
       await new Promise<void>((resolve) => {
-        server.close(() => resolve());
+        listener.close(() => resolve());
         deps.sessions.terminateAllLive('gatehouse: the proxy is shutting down');
         // A connection with sessions ends once they have closed: a disconnect sent right behind the
         // message can reach OpenSSH in the same read, and it exits on it without printing the message.
