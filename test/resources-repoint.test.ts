@@ -4,8 +4,10 @@
 // Fake upstreams on loopback record what they are sent: the new address never receives a secret it
 // was not given along with the move.
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { createServer as createHttpsServer, type Server as HttpsServer, request as httpsRequest } from 'node:https';
 import { type AddressInfo, createServer, type Server, type Socket } from 'node:net';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { createKubeCa, issueServerCertificate } from '../src/proxy/kube/kube-ca.js';
 import { requestsTo, startTestServer, type TestServer, userWithRoles } from './helpers/gatehouse.js';
@@ -184,6 +186,59 @@ describe('a database holding passwords', () => {
     const r = await connect();
     assert.match(r.stderr, /the database asks for a password and Gatehouse holds none/);
     assert.equal(a.seen.length, seenBefore);
+  });
+});
+
+describe('the read-only login', () => {
+  test('a db_read_only session logs in as it with its password, which no answer and no file of the data dir holds', async () => {
+    const c = await startPasswordCatcher();
+    try {
+      const role = await admin('POST', '/v1/roles', {
+        name: 'mv-reader',
+        allow: {
+          resources: [{ kinds: ['database'], labels: { env: 'ro-sealed' } }],
+          db_users: ['app'],
+          db_names: ['test'],
+        },
+        options: { db_read_only: true },
+      });
+      assert.equal(role.status, 201, role.text);
+      const rita = await userWithRoles(gh, 'rita', ['mv-reader']);
+      const created = await admin('POST', '/v1/resources', {
+        kind: 'database',
+        name: 'ro-sealed',
+        address: c.address,
+        protocol: 'postgres',
+        labels: { env: 'ro-sealed' },
+        db: {
+          users: [{ name: 'app', password: APP_PASSWORD }],
+          read_only_login: { name: 'reader', password: READER_PASSWORD },
+        },
+      });
+      assert.equal(created.status, 201, created.text);
+      assert.deepEqual(created.json.db.read_only_login, { name: 'reader', password: true });
+      await psql(through(gh.gatehouse.dbAddr?.port as number, 'app', 'ro-sealed', 'test'), rita.token, [
+        '-c',
+        'select 1',
+      ]);
+      assert.deepEqual(c.seen, [{ user: 'reader', password: READER_PASSWORD }]);
+      const answers = [created.text, (await admin('GET', `/v1/resources/${created.json.id}`)).text];
+      answers.push((await admin('GET', '/v1/events?per_page=100')).text);
+      for (const text of answers) assert.ok(!text.includes(READER_PASSWORD), 'the password in an answer');
+      const files: string[] = [];
+      const walk = (dir: string) => {
+        for (const e of readdirSync(dir)) {
+          const p = join(dir, e);
+          if (statSync(p).isDirectory()) walk(p);
+          else files.push(p);
+        }
+      };
+      walk(gh.dataDir);
+      assert.ok(files.some((f) => f.endsWith('state.db')));
+      for (const f of files) assert.ok(!readFileSync(f).includes(READER_PASSWORD), `the password in ${f}`);
+    } finally {
+      await c.close();
+    }
   });
 });
 
