@@ -11,7 +11,7 @@ import { startAuditRetention } from './audit/retention.js';
 import { holdInstanceLease } from './backend/instance-lease.js';
 import { isEmbeddedBackend } from './backend/open.js';
 import { type BootstrapResult, bootstrapAdmin } from './bootstrap.js';
-import { createAuthPool } from './cluster/auth-client.js';
+import { createAuthPool } from './net/auth-client.js';
 import { authPeers, refuseSecondProxyWithoutRedis } from './cluster/instances.js';
 import { parseRedisUrl } from './cluster/redis-link.js';
 import { openSharedState, registerRedisMetric } from './cluster/shared-state.js';
@@ -36,7 +36,7 @@ import { createSshProxy, type SshProxy } from './proxy/ssh/ssh-proxy.js';
 import { createServices, type Services } from './services.js';
 import { startSessionReaper } from './sessions/session-reaper.js';
 import { openRemoteStores, openStores, StartupError } from './stores.js';
-import { SealKeyMismatch } from './webhooks/secret-box.js';
+import { SealKeyMismatch } from './backend/seal-check.js';
 
 export { StartupError };
 

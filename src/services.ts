@@ -4,7 +4,7 @@
 import { resolve } from 'node:path';
 import { type AgentBasics, type AgentServices, createAgentBasics, createAgentServices } from './agents/wiring.js';
 import { type AuditLog, createAuditLog } from './audit/audit-log.js';
-import { type AuditReadService, createAuditReadService } from './audit/audit-read.js';
+import { type AuditReadService, createAuditReadService } from './events/audit-read.js';
 import { auditReadiness } from './audit/readiness.js';
 import type { AuditStore } from './audit/types.js';
 import { type Covering, createCovering } from './auth/covering.js';
@@ -23,14 +23,14 @@ import type { Config } from './config/schema.js';
 import type { Clock } from './lib/clock.js';
 import { parseDuration } from './lib/duration.js';
 import type { Metrics } from './observability/metrics.js';
-import { createAccessChecker } from './proxy/access-checker.js';
+import { createAccessChecker } from './access/access-checker.js';
 import { createKubeAccess, type KubeAccess } from './proxy/kube/kube-access.js';
-import type { KubeCa } from './proxy/kube/kube-ca.js';
-import { ensureKubeCa } from './proxy/kube/kube-ca-store.js';
-import { createKubeconfigs, type Kubeconfigs } from './proxy/kube/kubeconfig.js';
+import type { KubeCa } from './kube/kube-ca.js';
+import { ensureKubeCa } from './kube/kube-ca-store.js';
+import { createKubeconfigs, type Kubeconfigs } from './kube/kubeconfig.js';
 import { createSshAccess, type SshAccess } from './proxy/ssh/access.js';
-import type { UserCa } from './proxy/ssh/user-ca.js';
-import { ensureUserCa } from './proxy/ssh/user-ca-store.js';
+import type { UserCa } from './ssh-keys/user-ca.js';
+import { ensureUserCa } from './ssh-keys/user-ca-store.js';
 import { createRecordingService, type RecordingService } from './recordings/recording-service.js';
 import { createResourceService, type ResourceService } from './resources/resource-service.js';
 import { createRoleService, type RoleService } from './roles/role-service.js';
@@ -40,7 +40,9 @@ import { createTicketService, type TicketService } from './sessions/tickets.js';
 import { createSshKeyService, type SshKeyService } from './ssh-keys/ssh-key-service.js';
 import { createUserService, type UserService } from './users/user-service.js';
 import { createWebhookDispatcher, dispatcherOptionsFrom, type WebhookDispatcher } from './webhooks/dispatcher.js';
-import { createSecretBox, verifySealKey, webhookSecretKeyPath } from './webhooks/secret-box.js';
+import { verifySealKey } from './backend/seal-check.js';
+import { createSecretBox, webhookSecretKeyPath } from './lib/secret-box.js';
+import { webhookKeys } from './webhooks/records.js';
 import { createWebhookService, type WebhookService } from './webhooks/webhook-service.js';
 
 export interface Services extends AgentServices, AgentBasics {
@@ -206,7 +208,9 @@ export async function createServices(deps: {
     access: createAccessChecker({ state }),
   });
   await roles.ensureBuiltins();
-  await backfillFoldedNames(state, deps.warn ?? (() => {}));
+  await backfillFoldedNames(state, deps.warn ?? (() => {}), [
+    { what: 'webhooks', prefix: webhookKeys.webhooks, key: (r) => webhookKeys.foldedName(r.name) },
+  ]);
 
   return {
     state,

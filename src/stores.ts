@@ -8,18 +8,13 @@ import type { AuditStore } from './audit/types.js';
 import { isEmbeddedBackend, openBackend, sqliteBackendPath } from './backend/open.js';
 import { createRemoteBackend } from './backend/remote.js';
 import type { Backend } from './backend/types.js';
-import type { AuthPool } from './cluster/auth-client.js';
+import type { AuthPool } from './net/auth-client.js';
 import { ConfigError } from './config/load.js';
 import type { Config } from './config/schema.js';
+import { StartupError } from './lib/errors.js';
 import { parseDuration } from './lib/duration.js';
 
-/** Gatehouse could not start for a reason outside its config (a store down, a port taken). */
-export class StartupError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'StartupError';
-  }
-}
+export { StartupError } from './lib/errors.js';
 
 /**
  * Opens the state backend, then the audit store (closing the backend if that fails). With

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { openAuditStore } from '../src/audit/open.js';
-import { parseAuditUrl } from '../src/audit/pg-url.js';
+import { parseAuditUrl } from '../src/lib/pg-url.js';
 import { ConfigError } from '../src/config/load.js';
 import { ADMIN_KEY, api, type Reply, startTestServer, type TestServer } from './helpers/gatehouse.js';
 import { type PgReplication, startReplication } from './helpers/pg-replication.js';

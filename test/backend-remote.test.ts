@@ -13,7 +13,7 @@ import type { AuditStore } from '../src/audit/types.js';
 import { createRemoteBackend } from '../src/backend/remote.js';
 import { openSqliteBackend } from '../src/backend/sqlite.js';
 import type { Backend, WatchEvent } from '../src/backend/types.js';
-import { createAuthPool } from '../src/cluster/auth-client.js';
+import { createAuthPool } from '../src/net/auth-client.js';
 import { runBackendConformance } from './conformance/backend-conformance.js';
 import { tempDir } from './conformance/helpers.js';
 import { until } from './helpers/until.js';

@@ -14,7 +14,7 @@ import { connect as tlsConnect } from 'node:tls';
 import pg from 'pg';
 import pino from 'pino';
 import { ConfigError, loadConfig } from '../src/config/load.js';
-import { createKubeCa } from '../src/proxy/kube/kube-ca.js';
+import { createKubeCa } from '../src/kube/kube-ca.js';
 import { type Gatehouse, startGatehouse } from '../src/server.js';
 import { createDbRole, registerPostgres } from './helpers/db-resource.js';
 import { type EtcdCluster, startEtcd } from './helpers/etcd.js';

@@ -9,7 +9,7 @@ import { request } from 'node:https';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { keys } from '../src/auth/records.js';
-import { createKubeCa } from '../src/proxy/kube/kube-ca.js';
+import { createKubeCa } from '../src/kube/kube-ca.js';
 import { type FakeKube, startFakeKube } from './helpers/fake-kube-apiserver.js';
 import { kubectl } from './helpers/fake-kube-apiserver-kubectl.js';
 import { startTestServer, type TestServer, userWithRoles } from './helpers/gatehouse.js';

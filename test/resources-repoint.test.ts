@@ -9,7 +9,7 @@ import { createServer as createHttpsServer, type Server as HttpsServer, request 
 import { type AddressInfo, createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { createKubeCa, issueServerCertificate } from '../src/proxy/kube/kube-ca.js';
+import { createKubeCa, issueServerCertificate } from '../src/kube/kube-ca.js';
 import { requestsTo, startTestServer, type TestServer, userWithRoles } from './helpers/gatehouse.js';
 import { psql, through } from './helpers/psql.js';
 import { until } from './helpers/until.js';

@@ -17,7 +17,7 @@ import {
   generateUserCaKey,
   type IssueOptions,
   type UserCa,
-} from '../src/proxy/ssh/user-ca.js';
+} from '../src/ssh-keys/user-ca.js';
 
 const { Client, utils } = ssh2;
 const SSHD = '/usr/sbin/sshd';

@@ -7,8 +7,8 @@ import { readdirSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import pino from 'pino';
 import { buildApi } from '../src/api/build-api.js';
-import { CLIENT_ROUTES, DEFAULT_CONSOLE_DIR } from '../src/proxy/web/console.routes.js';
-import { CONSOLE_CSP } from '../src/proxy/web/static-files.js';
+import { CLIENT_ROUTES, DEFAULT_CONSOLE_DIR } from '../src/api/console/console.routes.js';
+import { CONSOLE_CSP } from '../src/api/console/static-files.js';
 import { ADMIN_KEY, api, startTestServer, type TestServer, userWithRoles } from './helpers/gatehouse.js';
 
 const CSRF = { 'x-gatehouse-csrf': '1' };

@@ -12,7 +12,7 @@ import { keys, prefixes, type SigningKeyRecord } from '../auth/records.js';
 import type { StateStore } from '../backend/state.js';
 import { BackendError } from '../backend/types.js';
 import { type Clock, isoTime } from '../lib/clock.js';
-import type { SecretBox } from '../webhooks/secret-box.js';
+import type { SecretBox } from '../lib/secret-box.js';
 
 /** Verifiers' clocks drift: keys stay published this much longer. */
 const SKEW_MS = 5 * 60_000;

@@ -12,7 +12,7 @@ import { ConfigError } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import type { Clock } from '../lib/clock.js';
 import { parseDuration } from '../lib/duration.js';
-import type { SecretBox } from '../webhooks/secret-box.js';
+import type { SecretBox } from '../lib/secret-box.js';
 import { type AgentService, createAgentService } from './agent-service.js';
 import { createCredentialHoldings } from './credential-holdings.js';
 import { createCredentialIssuer } from './credential-issuer.js';

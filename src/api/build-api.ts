@@ -3,12 +3,12 @@
 import Fastify, { type FastifyBaseLogger, LogController } from 'fastify';
 import type { AuditStore } from '../audit/types.js';
 import type { Backend } from '../backend/types.js';
-import type { AuthPool } from '../cluster/auth-client.js';
+import type { AuthPool } from '../net/auth-client.js';
 import { GatehouseError } from '../lib/errors.js';
 import { newRequestId } from '../lib/random.js';
 import type { Metrics } from '../observability/metrics.js';
-import { consolePageRoutes, consoleSessionRoutes, webConsoleRoutes } from '../proxy/web/console.routes.js';
-import { cookieAuthenticationHook } from '../proxy/web/session-cookie.js';
+import { consolePageRoutes, consoleSessionRoutes, webConsoleRoutes } from './console/console.routes.js';
+import { cookieAuthenticationHook } from './console/session-cookie.js';
 import type { Services } from '../services.js';
 import { agentRoutes, jwksRoute } from './agents/agents.routes.js';
 import type { App } from './app-types.js';

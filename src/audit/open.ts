@@ -5,7 +5,7 @@
 //                                 several hosts (h1:5432,h2:5433) name a primary and its standbys
 import { isAbsolute, resolve } from 'node:path';
 import { ConfigError } from '../config/load.js';
-import { PostgresAuditUrlError, parseAuditUrl } from './pg-url.js';
+import { PostgresAuditUrlError, parseAuditUrl } from '../lib/pg-url.js';
 import { openPostgresAuditStore } from './postgres.js';
 import { openSqliteAuditStore } from './sqlite.js';
 import type { AuditStore } from './types.js';

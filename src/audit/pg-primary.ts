@@ -5,7 +5,7 @@
 // retrying with full-jitter exponential backoff so that many instances do not reconnect in step.
 import pg from 'pg';
 import { GatehouseError } from '../lib/errors.js';
-import type { AuditUrl } from './pg-url.js';
+import type { AuditUrl } from '../lib/pg-url.js';
 
 export interface Target {
   hostPort: string;

@@ -25,11 +25,11 @@ import { dropPartitionsBefore, ensurePartitions } from './pg-partitions.js';
 import { backoffMs, createHostTracker, isConnectionLoss, type Target, unavailable } from './pg-primary.js';
 import { deleteEventsBefore, headPosition, queryEvents, replayLagSeconds, tailEvents } from './pg-read.js';
 import { column, migrate, quote } from './pg-schema.js';
-import { parseAuditUrl } from './pg-url.js';
+import { parseAuditUrl } from '../lib/pg-url.js';
 import type { AuditEvent, AuditStore, AuditStoreStatus } from './types.js';
 
 export { AUDIT_POSTGRES_SCHEMA_VERSION } from './pg-schema.js';
-export { PostgresAuditUrlError, parsePostgresAuditUrl } from './pg-url.js';
+export { PostgresAuditUrlError, parsePostgresAuditUrl } from '../lib/pg-url.js';
 
 export interface PostgresAuditOptions {
   /** postgres:// URL, one host or several (h1:5432,h2:5433); `?schema=name` selects a schema. */

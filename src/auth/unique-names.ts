@@ -5,7 +5,6 @@
 import type { CachedItem } from '../backend/cache.js';
 import type { StateStore } from '../backend/state.js';
 import { BackendError, type Condition, type Operation } from '../backend/types.js';
-import { webhookKeys } from '../webhooks/records.js';
 import { keys, prefixes } from './records.js';
 
 type Ref = { ref: string };
@@ -57,18 +56,24 @@ export function renameIndexKeys(
   };
 }
 
-interface Named {
+export interface Named {
   name: string;
   kind?: string;
   created_at?: string;
 }
 
-const FOLDED: ReadonlyArray<{ what: string; prefix: string; key: (r: Named) => string }> = [
+/** One kind of named record whose names are unique regardless of case. */
+export interface FoldedKind {
+  what: string;
+  prefix: string;
+  key: (r: Named) => string;
+}
+
+const FOLDED: readonly FoldedKind[] = [
   { what: 'users', prefix: prefixes.users, key: (r) => keys.userFoldedName(r.name) },
   { what: 'roles', prefix: prefixes.roles, key: (r) => keys.roleFoldedName(r.name) },
   { what: 'agents', prefix: prefixes.agents, key: (r) => keys.agentFoldedName(r.name) },
   { what: 'resources', prefix: prefixes.resources, key: (r) => keys.resourceFoldedName(r.kind ?? '', r.name) },
-  { what: 'webhooks', prefix: webhookKeys.webhooks, key: (r) => webhookKeys.foldedName(r.name) },
 ];
 
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
@@ -84,10 +89,12 @@ const BATCH = 100;
 export async function backfillFoldedNames(
   state: StateStore,
   warn: (message: string) => void,
+  /** Kinds of the domains above auth (webhooks), which this layer does not know. */
+  more: readonly FoldedKind[] = [],
 ): Promise<{ added: number; collisions: string[] }> {
   const missing: Array<{ key: string; ref: string }> = [];
   const collisions: string[] = [];
-  for (const kind of FOLDED) {
+  for (const kind of [...FOLDED, ...more]) {
     const byFolded = new Map<string, CachedItem<Named>[]>();
     for (const item of state.list<Named>(kind.prefix)) {
       const foldedKey = kind.key(item.value);

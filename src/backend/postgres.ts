@@ -21,7 +21,7 @@
 // Expiry: reads hide expired items at once; a sweeper on each instance deletes them through the same
 // write path (so watchers see the delete), and prunes the change log.
 import pg from 'pg';
-import { parsePostgresAuditUrl } from '../audit/postgres.js';
+import { parsePostgresAuditUrl } from '../lib/pg-url.js';
 import { prefixUpperBound } from '../lib/prefix-range.js';
 import { channelFor, migrate, quote } from './postgres-schema.js';
 import { createPostgresFeed, type Snapshot } from './postgres-watch.js';

@@ -4,7 +4,7 @@
 // renewed every TTL/2 by a live process and runs out one TTL after it dies.
 import { runningInstances } from '../backend/instance-lease.js';
 import type { Backend } from '../backend/types.js';
-import { StartupError } from '../stores.js';
+import { StartupError } from '../lib/errors.js';
 
 type Backendish = Pick<Backend, 'getRange'>;
 

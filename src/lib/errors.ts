@@ -65,3 +65,11 @@ export const forbidden = (detail: string): GatehouseError => new GatehouseError(
 
 export const invalidField = (path: string, message: string): GatehouseError =>
   new GatehouseError('invalid_request', `${path}: ${message}`, { errors: [{ path, message }] });
+
+/** Gatehouse could not start for a reason outside its config (a store down, a port taken). */
+export class StartupError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StartupError';
+  }
+}

@@ -6,7 +6,7 @@
 import { X509Certificate } from 'node:crypto';
 import { type Static, Type } from '@sinclair/typebox';
 import { invalidField } from '../lib/errors.js';
-import type { SecretBox } from '../webhooks/secret-box.js';
+import type { SecretBox } from '../lib/secret-box.js';
 
 const Pem = (what: string) =>
   Type.String({ minLength: 1, maxLength: 16_384, pattern: '^-----BEGIN [A-Z ]+-----', description: what });

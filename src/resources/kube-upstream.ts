@@ -4,7 +4,7 @@
 import { X509Certificate } from 'node:crypto';
 import type { Static } from '@sinclair/typebox';
 import { invalidField } from '../lib/errors.js';
-import type { SecretBox } from '../webhooks/secret-box.js';
+import type { SecretBox } from '../lib/secret-box.js';
 import type { KubeInput, KubeSummary } from './resource-shapes.js';
 
 export interface KubeSecret {

@@ -19,7 +19,7 @@ import { page, parseLabelFilter } from '../lib/paging.js';
 import { generateEd25519 } from '../lib/ssh-keygen.js';
 import { globMatch } from '../rbac/glob.js';
 import { parsePublicKeyBlob, parsePublicKeyLine } from '../ssh-keys/ssh-public-key.js';
-import type { SecretBox } from '../webhooks/secret-box.js';
+import type { SecretBox } from '../lib/secret-box.js';
 import { type DbSecret, type DbUpstream, openDbReadOnly, openDbUpstream, sealDbUpstream } from './db-upstream.js';
 import {
   checkAddress,

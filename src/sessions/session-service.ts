@@ -8,7 +8,7 @@ import { scopeOf } from '../auth/principal-pipeline.js';
 import { keys } from '../auth/records.js';
 import type { StateStore } from '../backend/state.js';
 import { conflict, forbidden, GatehouseError, notFound } from '../lib/errors.js';
-import type { AccessChecker } from '../proxy/access-checker.js';
+import type { AccessChecker } from '../access/access-checker.js';
 import type { SshAccess } from '../proxy/ssh/access.js';
 import type { RecordingService } from '../recordings/recording-service.js';
 import type { SessionRecord, SessionRegistry, SessionType } from './session-registry.js';

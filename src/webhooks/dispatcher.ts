@@ -14,7 +14,7 @@ import { parseDuration } from '../lib/duration.js';
 import { newId } from '../lib/ids.js';
 import { type AttemptOutcome, postWebhook } from './http-attempt.js';
 import { type DeliveryRecord, subscribes, type WebhookRecord, webhookKeys } from './records.js';
-import type { SecretBox } from './secret-box.js';
+import type { SecretBox } from '../lib/secret-box.js';
 import { webhookHeaders } from './signature.js';
 import type { UrlPolicy } from './url-policy.js';
 

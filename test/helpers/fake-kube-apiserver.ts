@@ -5,7 +5,7 @@ import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { createWebSocketStream, WebSocketServer } from 'ws';
-import { createKubeCa, issueServerCertificate } from '../../src/proxy/kube/kube-ca.js';
+import { createKubeCa, issueServerCertificate } from '../../src/kube/kube-ca.js';
 import { answerCustom, CUSTOM_GROUP, CUSTOM_GROUP_LIST, CUSTOM_RESOURCES } from './fake-kube-apiserver-custom.js';
 import { runFakeExec } from './fake-kube-apiserver-exec.js';
 import { CORE_RESOURCES, forbidden, now, type Pod, podJson, status, table } from './fake-kube-apiserver-objects.js';

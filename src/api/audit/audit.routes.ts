@@ -1,6 +1,6 @@
 // The audit trail API: /v1/events (the seed's listing) and /v1/audit/{events,access,sessions}.
 import { Readable } from 'node:stream';
-import type { AuditReadService } from '../../audit/audit-read.js';
+import type { AuditReadService } from '../../events/audit-read.js';
 import type { App } from '../app-types.js';
 import { authenticatedContext } from '../request-context.js';
 import { responses } from '../schemas.js';

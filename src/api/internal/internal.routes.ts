@@ -4,7 +4,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { AuditEvent, AuditStore } from '../../audit/types.js';
 import { type Backend, BackendError, type Condition, type Operation, type WatchEvent } from '../../backend/types.js';
-import { CLUSTER_TOKEN_HEADER, clusterTokenMatches } from '../../cluster/auth-client.js';
+import { CLUSTER_TOKEN_HEADER, clusterTokenMatches } from '../../net/auth-client.js';
 import { refusedProxyWrite } from '../../cluster/proxy-writes.js';
 import { GatehouseError } from '../../lib/errors.js';
 

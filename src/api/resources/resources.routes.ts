@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
-import type { Kubeconfigs } from '../../proxy/kube/kubeconfig.js';
+import type { Kubeconfigs } from '../../kube/kubeconfig.js';
 import { type ProtectedKind, type ResourceService, toResourceResponse } from '../../resources/resource-service.js';
 import type { App } from '../app-types.js';
 import { authenticatedContext } from '../request-context.js';

@@ -9,7 +9,7 @@ import type { Principal, RequestContext } from '../../auth/principal.js';
 import type { PrincipalPipeline } from '../../auth/principal-pipeline.js';
 import type { TokenService } from '../../auth/token-service.js';
 import { TICKET_PREFIX, type TicketService } from '../../sessions/tickets.js';
-import type { AccessChecker } from '../access-checker.js';
+import type { AccessChecker } from '../../access/access-checker.js';
 import {
   authenticationCleartextPassword,
   CANCEL_REQUEST,

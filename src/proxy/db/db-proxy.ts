@@ -14,7 +14,7 @@ import type { RecordingService } from '../../recordings/recording-service.js';
 import type { DbUpstream } from '../../resources/db-upstream.js';
 import type { SessionRegistry } from '../../sessions/session-registry.js';
 import type { TicketService } from '../../sessions/tickets.js';
-import type { AccessChecker } from '../access-checker.js';
+import type { AccessChecker } from '../../access/access-checker.js';
 import { type DoorOptions, guardListener } from '../common/listener-limits.js';
 import { type CancelKeys, createCancelKeys } from './cancel-keys.js';
 import { type AuthDeps, authenticateClient, type ClientStartup, readClientStartup } from './client-startup.js';

@@ -2,7 +2,7 @@
 
 import type { Logger } from 'pino';
 import type { Services } from '../../services.js';
-import { createAccessChecker } from '../access-checker.js';
+import { createAccessChecker } from '../../access/access-checker.js';
 import type { DoorOptions } from '../common/listener-limits.js';
 import { createCancelKeys } from './cancel-keys.js';
 import { createDbProxy, type DbProxy } from './db-proxy.js';

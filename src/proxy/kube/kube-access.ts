@@ -13,7 +13,7 @@ import { GatehouseError } from '../../lib/errors.js';
 import type { KubeObjectRequest, KubeVerdict } from '../../rbac/kube-resources.js';
 import type { SessionOptions } from '../../rbac/policy.js';
 import type { KubeVerb } from '../../rbac/types.js';
-import { createAccessChecker, type ResourceRef } from '../access-checker.js';
+import { createAccessChecker, type ResourceRef } from '../../access/access-checker.js';
 import type { ItemFilter } from './kube-filter.js';
 import type { KubeRequestInfo } from './kube-request.js';
 

@@ -7,7 +7,7 @@ import type { PrincipalPipeline, PrincipalScope } from '../../auth/principal-pip
 import type { PrincipalRef } from '../../auth/records.js';
 import type { StateStore } from '../../backend/state.js';
 import type { SessionOptions } from '../../rbac/policy.js';
-import { createAccessChecker, type ResourceRef } from '../access-checker.js';
+import { createAccessChecker, type ResourceRef } from '../../access/access-checker.js';
 
 export type AuthMethod = NonNullable<Principal['method']>;
 

@@ -4,9 +4,9 @@
 // before it was shared) brings that one, so the kubeconfigs it issued stay valid.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { awaitCached, type StateStore } from '../../backend/state.js';
-import { type Clock, isoTime } from '../../lib/clock.js';
-import type { SecretBox } from '../../webhooks/secret-box.js';
+import { awaitCached, type StateStore } from '../backend/state.js';
+import { type Clock, isoTime } from '../lib/clock.js';
+import type { SecretBox } from '../lib/secret-box.js';
 import { createKubeCa, type KubeCa } from './kube-ca.js';
 
 const KEY = 'secrets/kube-ca';

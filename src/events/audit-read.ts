@@ -4,8 +4,8 @@
 
 import { actorOf, eventContext, type RequestContext } from '../auth/principal.js';
 import { invalidField } from '../lib/errors.js';
-import type { AuditLog } from './audit-log.js';
-import { type AuditEvent, type AuditQuery, InvalidCursorError } from './types.js';
+import type { AuditLog } from '../audit/audit-log.js';
+import { type AuditEvent, type AuditQuery, InvalidCursorError } from '../audit/types.js';
 
 export const TOTAL_LIMIT = 10_000;
 const EXPORT_BATCH = 1000;

@@ -1,9 +1,9 @@
-// Webhook signing secrets must be readable by the dispatcher (it signs with them), so unlike API keys
-// they cannot be hashed: they are sealed with AES-256-GCM under a key kept in the data dir, 0600.
+// Secrets Gatehouse must read back (webhook signing secrets, upstream passwords and keys, CA and
+// JWT signing keys) cannot be hashed like API keys: they are sealed with AES-256-GCM (node:crypto)
+// under a 32-byte key kept in the data dir, 0600, each bound to the record it belongs to.
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { awaitCached, type StateStore } from '../backend/state.js';
 
 const KEY_BYTES = 32;
 const IV_BYTES = 12;
@@ -70,45 +70,4 @@ export function createSecretBox(keyPath: string): SecretBox {
       return Buffer.concat([decipher.update(Buffer.from(body, 'base64')), decipher.final()]).toString('utf8');
     },
   };
-}
-
-const SEAL_CHECK_KEY = 'secrets/seal-check';
-const SEAL_CHECK_TEXT = 'gatehouse seal check';
-
-/**
- * Every instance must seal with the same key, or secrets one sealed are garbage to another: check it
- * at start against a marker the first instance wrote, rather than at the first failed decrypt.
- */
-export async function verifySealKey(
-  state: Pick<StateStore, 'get' | 'insert'>,
-  box: SecretBox,
-  keyName: string,
-): Promise<void> {
-  let marker = state.get<{ sealed: string }>(SEAL_CHECK_KEY)?.value;
-  if (!marker) {
-    try {
-      await state.insert(SEAL_CHECK_KEY, { sealed: box.seal(SEAL_CHECK_TEXT, SEAL_CHECK_KEY) });
-      return;
-    } catch {
-      marker = (await awaitCached<{ sealed: string }>(state, SEAL_CHECK_KEY))?.value; // another instance won
-    }
-  }
-  let opened: string | undefined;
-  try {
-    opened = marker ? box.open(marker.sealed, SEAL_CHECK_KEY) : undefined;
-  } catch {
-    opened = undefined;
-  }
-  if (opened !== SEAL_CHECK_TEXT) {
-    throw new SealKeyMismatch(
-      `${keyName} is not the key this cluster's secrets are sealed with; give every instance the same key file (GATEHOUSE_SEAL_KEY_FILE)`,
-    );
-  }
-}
-
-export class SealKeyMismatch extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'SealKeyMismatch';
-  }
 }

@@ -1,8 +1,8 @@
 // Gatehouse's SSH user CA: one ed25519 key for the whole cluster, sealed in the state backend so that
 // every instance signs with the same CA (the targets trust one line: GET /v1/auth/ssh-ca).
-import { awaitCached, type StateStore } from '../../backend/state.js';
-import { type Clock, isoTime } from '../../lib/clock.js';
-import type { SecretBox } from '../../webhooks/secret-box.js';
+import { awaitCached, type StateStore } from '../backend/state.js';
+import { type Clock, isoTime } from '../lib/clock.js';
+import type { SecretBox } from '../lib/secret-box.js';
 import { createUserCa, generateUserCaKey, type UserCa } from './user-ca.js';
 
 const KEY = 'secrets/ssh-user-ca';

@@ -27,7 +27,7 @@
 import { createPrivateKey, randomBytes, sign } from 'node:crypto';
 import { createRequire } from 'node:module';
 import ssh2, { type ParsedKey } from 'ssh2';
-import { generateEd25519 as generateKeyPair } from '../../lib/ssh-keygen.js';
+import { generateEd25519 as generateKeyPair } from '../lib/ssh-keygen.js';
 
 const { utils } = ssh2; // ssh2 is CommonJS: no named exports under Node's ESM loader
 

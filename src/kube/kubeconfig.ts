@@ -2,11 +2,11 @@
 // at the Kubernetes proxy (server https://<proxy>/clusters/<id>, pinned to Gatehouse's CA), with a
 // short-lived access token of the caller itself (an agent's bound to that agent and its scope).
 import { stringify } from 'yaml';
-import type { AuditLog } from '../../audit/audit-log.js';
-import { actorOf, eventContext, type Principal, type RequestContext } from '../../auth/principal.js';
-import type { TokenService } from '../../auth/token-service.js';
-import { GatehouseError, notFound } from '../../lib/errors.js';
-import type { ResourceService } from '../../resources/resource-service.js';
+import type { AuditLog } from '../audit/audit-log.js';
+import { actorOf, eventContext, type Principal, type RequestContext } from '../auth/principal.js';
+import type { TokenService } from '../auth/token-service.js';
+import { GatehouseError, notFound } from '../lib/errors.js';
+import type { ResourceService } from '../resources/resource-service.js';
 
 export type Kubeconfigs = ReturnType<typeof createKubeconfigs>;
 
