@@ -10,8 +10,8 @@ import type { RegisteredRoute } from './api/route-config.js';
 import { startAuditRetention } from './audit/retention.js';
 import { holdInstanceLease } from './backend/instance-lease.js';
 import { isEmbeddedBackend } from './backend/open.js';
+import { SealKeyMismatch } from './backend/seal-check.js';
 import { type BootstrapResult, bootstrapAdmin } from './bootstrap.js';
-import { createAuthPool } from './net/auth-client.js';
 import { authPeers, refuseSecondProxyWithoutRedis } from './cluster/instances.js';
 import { parseRedisUrl } from './cluster/redis-link.js';
 import { openSharedState, registerRedisMetric } from './cluster/shared-state.js';
@@ -19,6 +19,7 @@ import { ConfigError } from './config/load.js';
 import type { Config } from './config/schema.js';
 import { type Clock, systemClock } from './lib/clock.js';
 import { parseDuration } from './lib/duration.js';
+import { createAuthPool } from './net/auth-client.js';
 import { instrumentAuditStore, watchAuditStatus } from './observability/audit-metrics.js';
 import { createMetrics, type Metrics } from './observability/metrics.js';
 import {
@@ -36,7 +37,6 @@ import { createSshProxy, type SshProxy } from './proxy/ssh/ssh-proxy.js';
 import { createServices, type Services } from './services.js';
 import { startSessionReaper } from './sessions/session-reaper.js';
 import { openRemoteStores, openStores, StartupError } from './stores.js';
-import { SealKeyMismatch } from './backend/seal-check.js';
 
 export { StartupError };
 

@@ -2,9 +2,9 @@
 // shared by every listener.
 
 import { resolve } from 'node:path';
+import { createAccessChecker } from './access/access-checker.js';
 import { type AgentBasics, type AgentServices, createAgentBasics, createAgentServices } from './agents/wiring.js';
 import { type AuditLog, createAuditLog } from './audit/audit-log.js';
-import { type AuditReadService, createAuditReadService } from './events/audit-read.js';
 import { auditReadiness } from './audit/readiness.js';
 import type { AuditStore } from './audit/types.js';
 import { type Covering, createCovering } from './auth/covering.js';
@@ -16,21 +16,21 @@ import { createTokenIndex } from './auth/token-index.js';
 import { createTokenService, type TokenService } from './auth/token-service.js';
 import { backfillFoldedNames } from './auth/unique-names.js';
 import { createStateCache } from './backend/cache.js';
+import { verifySealKey } from './backend/seal-check.js';
 import { createStateStore, type StateStore } from './backend/state.js';
 import type { Backend } from './backend/types.js';
 import { openSharedState, type SharedState } from './cluster/shared-state.js';
 import type { Config } from './config/schema.js';
-import type { Clock } from './lib/clock.js';
-import { parseDuration } from './lib/duration.js';
-import type { Metrics } from './observability/metrics.js';
-import { createAccessChecker } from './access/access-checker.js';
-import { createKubeAccess, type KubeAccess } from './proxy/kube/kube-access.js';
+import { type AuditReadService, createAuditReadService } from './events/audit-read.js';
 import type { KubeCa } from './kube/kube-ca.js';
 import { ensureKubeCa } from './kube/kube-ca-store.js';
 import { createKubeconfigs, type Kubeconfigs } from './kube/kubeconfig.js';
+import type { Clock } from './lib/clock.js';
+import { parseDuration } from './lib/duration.js';
+import { createSecretBox, webhookSecretKeyPath } from './lib/secret-box.js';
+import type { Metrics } from './observability/metrics.js';
+import { createKubeAccess, type KubeAccess } from './proxy/kube/kube-access.js';
 import { createSshAccess, type SshAccess } from './proxy/ssh/access.js';
-import type { UserCa } from './ssh-keys/user-ca.js';
-import { ensureUserCa } from './ssh-keys/user-ca-store.js';
 import { createRecordingService, type RecordingService } from './recordings/recording-service.js';
 import { createResourceService, type ResourceService } from './resources/resource-service.js';
 import { createRoleService, type RoleService } from './roles/role-service.js';
@@ -38,10 +38,10 @@ import { createSessionRegistry, type SessionRegistry } from './sessions/session-
 import { createSessionService, type SessionService } from './sessions/session-service.js';
 import { createTicketService, type TicketService } from './sessions/tickets.js';
 import { createSshKeyService, type SshKeyService } from './ssh-keys/ssh-key-service.js';
+import type { UserCa } from './ssh-keys/user-ca.js';
+import { ensureUserCa } from './ssh-keys/user-ca-store.js';
 import { createUserService, type UserService } from './users/user-service.js';
 import { createWebhookDispatcher, dispatcherOptionsFrom, type WebhookDispatcher } from './webhooks/dispatcher.js';
-import { verifySealKey } from './backend/seal-check.js';
-import { createSecretBox, webhookSecretKeyPath } from './lib/secret-box.js';
 import { webhookKeys } from './webhooks/records.js';
 import { createWebhookService, type WebhookService } from './webhooks/webhook-service.js';
 

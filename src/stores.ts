@@ -8,11 +8,11 @@ import type { AuditStore } from './audit/types.js';
 import { isEmbeddedBackend, openBackend, sqliteBackendPath } from './backend/open.js';
 import { createRemoteBackend } from './backend/remote.js';
 import type { Backend } from './backend/types.js';
-import type { AuthPool } from './net/auth-client.js';
 import { ConfigError } from './config/load.js';
 import type { Config } from './config/schema.js';
-import { StartupError } from './lib/errors.js';
 import { parseDuration } from './lib/duration.js';
+import { StartupError } from './lib/errors.js';
+import type { AuthPool } from './net/auth-client.js';
 
 export { StartupError } from './lib/errors.js';
 

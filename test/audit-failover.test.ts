@@ -8,8 +8,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { openAuditStore } from '../src/audit/open.js';
-import { parseAuditUrl } from '../src/lib/pg-url.js';
 import { ConfigError } from '../src/config/load.js';
+import { parseAuditUrl } from '../src/lib/pg-url.js';
 import { ADMIN_KEY, api, type Reply, startTestServer, type TestServer } from './helpers/gatehouse.js';
 import { type PgReplication, startReplication } from './helpers/pg-replication.js';
 import { until } from './helpers/until.js';

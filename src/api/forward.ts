@@ -8,8 +8,8 @@
 // stream for the common JSON answer); the rest (NDJSON export, recordings) stream with backpressure.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Agent } from 'undici';
-import { type AuthPool, CLUSTER_TOKEN_HEADER, connectionFailure } from '../net/auth-client.js';
 import { GatehouseError } from '../lib/errors.js';
+import { type AuthPool, CLUSTER_TOKEN_HEADER, connectionFailure } from '../net/auth-client.js';
 import { REVISION_HEADER } from './plugins/cluster-peer.js';
 
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE']);

@@ -20,16 +20,16 @@
 // seq N will never later see a newly committed event below N. That is what lets tail() and cursors
 // use `seq > / < position`. The lock is held for the commit only; readers never take it.
 import pg from 'pg';
+import { parseAuditUrl } from '../lib/pg-url.js';
 import { copyRows, writeRows } from './pg-copy.js';
 import { dropPartitionsBefore, ensurePartitions } from './pg-partitions.js';
 import { backoffMs, createHostTracker, isConnectionLoss, type Target, unavailable } from './pg-primary.js';
 import { deleteEventsBefore, headPosition, queryEvents, replayLagSeconds, tailEvents } from './pg-read.js';
 import { column, migrate, quote } from './pg-schema.js';
-import { parseAuditUrl } from '../lib/pg-url.js';
 import type { AuditEvent, AuditStore, AuditStoreStatus } from './types.js';
 
-export { AUDIT_POSTGRES_SCHEMA_VERSION } from './pg-schema.js';
 export { PostgresAuditUrlError, parsePostgresAuditUrl } from '../lib/pg-url.js';
+export { AUDIT_POSTGRES_SCHEMA_VERSION } from './pg-schema.js';
 
 export interface PostgresAuditOptions {
   /** postgres:// URL, one host or several (h1:5432,h2:5433); `?schema=name` selects a schema. */

@@ -1,8 +1,9 @@
 // The audit store of a proxy-only instance: events go to the auth tier, which acknowledges them only
 // once its own store has them durably (so a proxy's "recorded" means what an auth instance's does).
 // Queries, tails and retention are the auth tier's: a proxy forwards /v1/audit rather than reading.
-import { type AuthPool, AuthUnreachable } from '../net/auth-client.js';
+
 import { GatehouseError } from '../lib/errors.js';
+import { type AuthPool, AuthUnreachable } from '../net/auth-client.js';
 import type { AuditStore } from './types.js';
 
 const unavailable = (detail: string, cause?: unknown) =>

@@ -4,8 +4,9 @@
 // way etcd-watch.ts does after a compaction: the fresh snapshot, compared with the keys the listener
 // holds, becomes the puts and deletes it missed. All auth instances share one store, so revisions
 // mean the same on every one of them.
-import { type AuthPool, AuthUnreachable } from '../net/auth-client.js';
+
 import { GatehouseError } from '../lib/errors.js';
+import { type AuthPool, AuthUnreachable } from '../net/auth-client.js';
 import {
   type Backend,
   BackendError,

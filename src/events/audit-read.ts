@@ -2,10 +2,10 @@
 // and sessions, all filtered in the store. Counting stops at TOTAL_LIMIT so a page stays fast over
 // millions of events.
 
-import { actorOf, eventContext, type RequestContext } from '../auth/principal.js';
-import { invalidField } from '../lib/errors.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import { type AuditEvent, type AuditQuery, InvalidCursorError } from '../audit/types.js';
+import { actorOf, eventContext, type RequestContext } from '../auth/principal.js';
+import { invalidField } from '../lib/errors.js';
 
 export const TOTAL_LIMIT = 10_000;
 const EXPORT_BATCH = 1000;

@@ -16,10 +16,10 @@ import { type Clock, isoTime } from '../lib/clock.js';
 import { invalidField, notFound } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { page, parseLabelFilter } from '../lib/paging.js';
+import type { SecretBox } from '../lib/secret-box.js';
 import { generateEd25519 } from '../lib/ssh-keygen.js';
 import { globMatch } from '../rbac/glob.js';
 import { parsePublicKeyBlob, parsePublicKeyLine } from '../ssh-keys/ssh-public-key.js';
-import type { SecretBox } from '../lib/secret-box.js';
 import { type DbSecret, type DbUpstream, openDbReadOnly, openDbUpstream, sealDbUpstream } from './db-upstream.js';
 import {
   checkAddress,

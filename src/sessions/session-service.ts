@@ -2,13 +2,14 @@
 // read recordings, since session metadata is what a recording is about), terminating a live one,
 // one-time tickets to connect, watching a live session, and reading a finished session's recording —
 // each with its event.
+
+import type { AccessChecker } from '../access/access-checker.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import { actorOf, eventContext, type Principal, type RequestContext } from '../auth/principal.js';
 import { scopeOf } from '../auth/principal-pipeline.js';
 import { keys } from '../auth/records.js';
 import type { StateStore } from '../backend/state.js';
 import { conflict, forbidden, GatehouseError, notFound } from '../lib/errors.js';
-import type { AccessChecker } from '../access/access-checker.js';
 import type { SshAccess } from '../proxy/ssh/access.js';
 import type { RecordingService } from '../recordings/recording-service.js';
 import type { SessionRecord, SessionRegistry, SessionType } from './session-registry.js';

@@ -12,9 +12,9 @@ import type { Config } from '../config/schema.js';
 import { type Clock, isoTime } from '../lib/clock.js';
 import { parseDuration } from '../lib/duration.js';
 import { newId } from '../lib/ids.js';
+import type { SecretBox } from '../lib/secret-box.js';
 import { type AttemptOutcome, postWebhook } from './http-attempt.js';
 import { type DeliveryRecord, subscribes, type WebhookRecord, webhookKeys } from './records.js';
-import type { SecretBox } from '../lib/secret-box.js';
 import { webhookHeaders } from './signature.js';
 import type { UrlPolicy } from './url-policy.js';
 

@@ -11,8 +11,8 @@ import { type Clock, isoTime } from '../lib/clock.js';
 import { invalidField, notFound } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { page } from '../lib/paging.js';
-import { type DeliveryRecord, type WebhookRecord, webhookKeys } from './records.js';
 import type { SecretBox } from '../lib/secret-box.js';
+import { type DeliveryRecord, type WebhookRecord, webhookKeys } from './records.js';
 import { generateWebhookSecret } from './signature.js';
 import { checkWebhookUrl, type UrlPolicy } from './url-policy.js';
 

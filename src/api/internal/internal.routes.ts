@@ -4,9 +4,9 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { AuditEvent, AuditStore } from '../../audit/types.js';
 import { type Backend, BackendError, type Condition, type Operation, type WatchEvent } from '../../backend/types.js';
-import { CLUSTER_TOKEN_HEADER, clusterTokenMatches } from '../../net/auth-client.js';
 import { refusedProxyWrite } from '../../cluster/proxy-writes.js';
 import { GatehouseError } from '../../lib/errors.js';
+import { CLUSTER_TOKEN_HEADER, clusterTokenMatches } from '../../net/auth-client.js';
 
 export const INTERNAL_PREFIX = '/internal/v1';
 /** A line on an idle watch stream, so a proxy tells a dead auth server from a quiet cluster. */

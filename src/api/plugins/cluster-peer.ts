@@ -5,8 +5,8 @@
 // told at once.
 import { isIP } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import { CLUSTER_TOKEN_HEADER, clusterTokenMatches } from '../../net/auth-client.js';
 import { GatehouseError } from '../../lib/errors.js';
+import { CLUSTER_TOKEN_HEADER, clusterTokenMatches } from '../../net/auth-client.js';
 
 /** The state revision this instance had seen when it answered (a proxy waits for it: read-your-writes). */
 export const REVISION_HEADER = 'x-gatehouse-revision';

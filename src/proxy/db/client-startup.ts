@@ -5,11 +5,11 @@
 // a verifier derived from the password, and Gatehouse keeps only SHA-256 hashes of its tokens.
 import type { Socket } from 'node:net';
 import { TLSSocket } from 'node:tls';
+import type { AccessChecker } from '../../access/access-checker.js';
 import type { Principal, RequestContext } from '../../auth/principal.js';
 import type { PrincipalPipeline } from '../../auth/principal-pipeline.js';
 import type { TokenService } from '../../auth/token-service.js';
 import { TICKET_PREFIX, type TicketService } from '../../sessions/tickets.js';
-import type { AccessChecker } from '../../access/access-checker.js';
 import {
   authenticationCleartextPassword,
   CANCEL_REQUEST,

@@ -1,8 +1,8 @@
 // Starts the PostgreSQL proxy for the composition root (server.ts), so its wiring stays one call.
 
 import type { Logger } from 'pino';
-import type { Services } from '../../services.js';
 import { createAccessChecker } from '../../access/access-checker.js';
+import type { Services } from '../../services.js';
 import type { DoorOptions } from '../common/listener-limits.js';
 import { createCancelKeys } from './cancel-keys.js';
 import { createDbProxy, type DbProxy } from './db-proxy.js';

@@ -6,6 +6,7 @@
 // `gatehouse:user:<name>` / `gatehouse:agent:<id>`) and the groups those roles' kube_groups (traits
 // expanded, denied ones removed, globs dropped: a value, never a pattern).
 import type { IncomingHttpHeaders } from 'node:http';
+import { createAccessChecker, type ResourceRef } from '../../access/access-checker.js';
 import type { Principal } from '../../auth/principal.js';
 import type { TokenService } from '../../auth/token-service.js';
 import type { StateStore } from '../../backend/state.js';
@@ -13,7 +14,6 @@ import { GatehouseError } from '../../lib/errors.js';
 import type { KubeObjectRequest, KubeVerdict } from '../../rbac/kube-resources.js';
 import type { SessionOptions } from '../../rbac/policy.js';
 import type { KubeVerb } from '../../rbac/types.js';
-import { createAccessChecker, type ResourceRef } from '../../access/access-checker.js';
 import type { ItemFilter } from './kube-filter.js';
 import type { KubeRequestInfo } from './kube-request.js';
 

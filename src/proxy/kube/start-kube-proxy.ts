@@ -3,10 +3,10 @@
 import type { Logger } from 'pino';
 import { ConfigError } from '../../config/load.js';
 import type { Config } from '../../config/schema.js';
+import { issueServerCertificate } from '../../kube/kube-ca.js';
 import type { Clock } from '../../lib/clock.js';
 import type { Services } from '../../services.js';
 import type { DoorOptions } from '../common/listener-limits.js';
-import { issueServerCertificate } from '../../kube/kube-ca.js';
 import { createKubeProxy, type KubeProxy } from './kube-proxy.js';
 
 export async function startKubeProxy(

@@ -2,12 +2,12 @@
 // checker decides (one role must select the server and allow the login; denies apply across roles);
 // this file only adds what is SSH's own (the `login@server` user name, principals by reference).
 
+import { createAccessChecker, type ResourceRef } from '../../access/access-checker.js';
 import type { Principal } from '../../auth/principal.js';
 import type { PrincipalPipeline, PrincipalScope } from '../../auth/principal-pipeline.js';
 import type { PrincipalRef } from '../../auth/records.js';
 import type { StateStore } from '../../backend/state.js';
 import type { SessionOptions } from '../../rbac/policy.js';
-import { createAccessChecker, type ResourceRef } from '../../access/access-checker.js';
 
 export type AuthMethod = NonNullable<Principal['method']>;
 
