@@ -1,4 +1,4 @@
-// The state backend on etcd v3 — the consensus store of a 3+ instance auth tier (DESIGN.md §2).
+// The state backend on etcd v3 — the consensus store of a 3+ instance auth tier (docs/architecture.md).
 // Everything maps onto etcd's own machinery: an item's revision is its mod_revision, conditions are
 // txn compares (create_revision = 0 for absent, version > 0 for present, mod_revision for a revision),
 // and watch is one etcd watch on Gatehouse's prefix, fanned out (etcd-watch.ts). Expiry: the expiry

@@ -1,4 +1,4 @@
-// Singleton background jobs (DESIGN.md §2): whoever creates `locks/<name>` (create-if-absent, with a
+// Singleton background jobs (docs/architecture.md): whoever creates `locks/<name>` (create-if-absent, with a
 // TTL) runs the job, renews the key at TTL/2, and deletes it when done. An instance that dies stops
 // renewing, the key expires, and another instance takes over. A holder that cannot renew before its
 // lease runs out aborts its job, so two holders never work at once for longer than a renewal round.

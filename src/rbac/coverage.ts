@@ -1,4 +1,4 @@
-// "Nobody grants what they do not hold" (DESIGN.md §4), written once. A grant — the roles a user or
+// "Nobody grants what they do not hold" (docs/api.md), written once. A grant — the roles a user or
 // agent would get, a role being created or changed, a credential for another principal — is within a
 // caller's rights when everything it allows, the caller is allowed too, and its session options are
 // no looser than the caller's. Pure and conservative: where containment cannot be proven (two globs),

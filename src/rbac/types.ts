@@ -1,4 +1,4 @@
-// The role model (DESIGN.md §4): rules govern the API, resource selectors govern what a principal
+// The role model (docs/api.md, "Authorization"): rules govern the API, resource selectors govern what a principal
 // sees and may connect to, logins and friends say as whom.
 export const API_RESOURCES = [
   'users',
