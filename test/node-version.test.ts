@@ -1,5 +1,5 @@
 // On a Node.js release Gatehouse does not support, `gatehouse` stops at once with one line naming
-// the supported versions, instead of aborting later in a native addon (README "Node versions").
+// the supported versions, instead of aborting later in a native addon (docs/operations.md, "Node versions").
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';

@@ -72,7 +72,7 @@ export function createHostTracker(
   let closed = false;
   let lastFailure = '';
   // Session settings every connection gets, whatever the server's defaults: the commit level that
-  // makes an acknowledged event durable (see README, "Audit store on PostgreSQL").
+  // makes an acknowledged event durable (docs/operations.md, "Audit store on replicated PostgreSQL").
   const options = `-c synchronous_commit=${url.synchronousCommit}`;
   const config = (connectionString: string) => ({
     connectionString,

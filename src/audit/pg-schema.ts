@@ -50,7 +50,7 @@ function migrations(schema: string): string[] {
      $fn$;`,
     // Version 2: the rows as ONE json parameter. node-postgres escapes array parameters element by
     // element in JavaScript, which cost more per event than everything PostgreSQL does with them
-    // (bench/audit-ingest.ts; README, audit store ingest); JSON.stringify is native. json (not jsonb)
+    // (bench/audit-ingest.ts; docs/operations.md, audit store ingest); JSON.stringify is native. json (not jsonb)
     // is only validated on input, and json_to_recordset parses each row once.
     `CREATE FUNCTION ${s}.append_events_json(rows JSON) RETURNS void LANGUAGE plpgsql AS $fn$
      BEGIN

@@ -1,5 +1,5 @@
 // `gatehouse admin reset`: break-glass recovery of admin access by an operator who holds the data dir
-// and the state store (README, "Break-glass: recovering admin access"). Exit codes: 0 done, 1 refused
+// and the state store (docs/operations.md, "Break-glass: recovering admin access"). Exit codes: 0 done, 1 refused
 // or failed, 2 bad usage; every error is one line.
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';

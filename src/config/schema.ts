@@ -135,7 +135,7 @@ export const ConfigSchema = Type.Object(
       { additionalProperties: false, default: {} },
     ),
     // A proxy-only instance with auth_servers holds no store credentials: it forwards /v1 to the auth
-    // tier and follows state through auth's watch stream (docs/deploy.md, src/cluster/README.md).
+    // tier and follows state through auth's watch stream (docs/deploy.md, docs/operations.md).
     auth_servers: Type.Optional(
       Type.Array(Type.String(Address), {
         minItems: 1,

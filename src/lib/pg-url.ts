@@ -14,7 +14,7 @@ export class PostgresAuditUrlError extends Error {
 /** Which host a connection may settle on (libpq's target_session_attrs, the values that matter here). */
 export type SessionAttrs = 'read-write' | 'any' | 'prefer-standby';
 
-/** Commit levels that make an acknowledged event survive what the README says it survives. */
+/** Commit levels that make an acknowledged event survive what docs/operations.md says it survives. */
 export type SynchronousCommit = 'on' | 'remote_write' | 'remote_apply';
 
 export interface AuditUrl {

@@ -5,7 +5,7 @@
 // a JWT's iat is not) ahead of the random part, and their store key starts with it (tokenId). Logins
 // write two token rows each: keyed by the hash alone they landed on random pages of the store's
 // B-tree, and each row cost a whole dirty page in the SQLite WAL (49 µs of CPU per row at 100k rows,
-// 6 µs in key order: README, "Hot paths"). Tokens issued before this carry no time and keep the
+// 6 µs in key order: docs/architecture.md, "State, audit and the hot path"). Tokens issued before this carry no time and keep the
 // hash as their id.
 import * as crypto from 'node:crypto';
 import { randomBytes } from './random.js';

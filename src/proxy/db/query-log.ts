@@ -1,7 +1,7 @@
 // db.query events from every session, gathered into one audit append every few milliseconds: one
 // store transaction for hundreds of statements instead of one each (measured here: the SQLite audit
 // store took ~1k single-event appends/s with synchronous=FULL, far below what the proxy forwards).
-// What this costs is documented in the README: a crash loses at most the events still gathering
+// What this costs is documented in docs/access.md (PostgreSQL access): a crash loses at most the events still gathering
 // (≤ FLUSH_MS) plus those of statements that had not finished. Sessions' transcripts (transcript.ts)
 // reach the recording spool with the same flush, for the same reason: one write per batch.
 //
