@@ -9,7 +9,7 @@ import { auditReadiness } from './audit/readiness.js';
 import type { AuditStore } from './audit/types.js';
 import { type Covering, createCovering } from './auth/covering.js';
 import { recordDelegationTrail } from './auth/delegation-trail.js';
-import { createLoginThrottle } from './auth/login-throttle.js';
+import { asLoginThrottle, createLoginThrottle, sharedLoginThrottle } from './auth/login-throttle.js';
 import { createPolicyResolver } from './auth/policy-resolver.js';
 import { createPrincipalPipeline, type PrincipalPipeline } from './auth/principal-pipeline.js';
 import { createTokenIndex } from './auth/token-index.js';
@@ -118,10 +118,13 @@ export async function createServices(deps: {
   const shared = deps.shared ?? openSharedState(undefined);
   const agentBasics = createAgentBasics({ config, state, clock, tokenIndex, shared });
   const throttleWindowMs = parseDuration(config.login_throttle.window) as number;
-  const throttle = shared.loginThrottle(
-    createLoginThrottle({ maxFailures: config.login_throttle.max_failures, windowMs: throttleWindowMs }, clock),
-    throttleWindowMs,
+  const localThrottle = createLoginThrottle(
+    { maxFailures: config.login_throttle.max_failures, windowMs: throttleWindowMs },
+    clock,
   );
+  const throttle = shared.counters
+    ? sharedLoginThrottle(shared.counters, localThrottle, throttleWindowMs)
+    : asLoginThrottle(localThrottle);
   const pipeline = createPrincipalPipeline({
     state,
     clock,

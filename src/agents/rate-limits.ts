@@ -1,7 +1,8 @@
 // Per-agent limits: a token bucket per agent for requests and one for credential issuance, refilled
 // continuously at the agent's per-minute rate. These buckets are one process's; with Redis
-// (src/cluster/shared-counters.ts) every instance takes from the same bucket, these serving as the
+// (sharedAgentLimits, over cluster/shared-counters.ts) every instance takes from the same bucket, these serving as the
 // fallback while Redis is unreachable.
+import type { BucketTake, SharedCounters } from '../cluster/shared-counters.js';
 import type { Clock } from '../lib/clock.js';
 
 export type LimitKind = 'requests' | 'credentials';
@@ -91,6 +92,34 @@ export function createAgentLimits(clock: Clock, defaults: { requestsPerMinute: n
 }
 
 /** The RFC 9333-draft headers and Retry-After of a 429. */
+/** Buckets every instance shares; this process's own while they cannot be reached. */
+export function sharedAgentLimits(counters: SharedCounters, local: LocalAgentLimits): AgentLimits {
+  const key = (kind: LimitKind, agentId: string) => `bucket:${kind}:${agentId}`;
+  return {
+    defaults: local.defaults,
+    async take(kind, agentId, perMinute): Promise<Breach | undefined> {
+      if (!counters.up) return local.take(kind, agentId, perMinute);
+      let taken: BucketTake;
+      try {
+        taken = await counters.take(key(kind, agentId), perMinute, REPORT_EVERY_MS);
+      } catch {
+        return local.take(kind, agentId, perMinute);
+      }
+      if (taken.ok) return undefined;
+      return {
+        limit: perMinute,
+        retryAfter: Math.max(1, Math.ceil(((1 - taken.tokens) * 60) / perMinute)),
+        report: taken.report,
+        refused: taken.refused,
+      };
+    },
+    forget(agentId) {
+      local.forget(agentId);
+      counters.drop([key('requests', agentId), key('credentials', agentId)]);
+    },
+  };
+}
+
 export function rateLimitHeaders(breach: Breach): Record<string, string> {
   return {
     'retry-after': String(breach.retryAfter),

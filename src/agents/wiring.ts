@@ -20,7 +20,7 @@ import { type CredentialService, createCredentialService } from './credential-se
 import { createDelegationService, type DelegationService } from './delegation-service.js';
 import { createTokenIntrospection, type TokenIntrospection } from './introspection.js';
 import { createKillSwitch, type KillSwitch } from './kill-switch.js';
-import { type AgentLimits, createAgentLimits } from './rate-limits.js';
+import { type AgentLimits, asAgentLimits, createAgentLimits, sharedAgentLimits } from './rate-limits.js';
 import { createSigningKeys, type SigningKeys } from './signing-keys.js';
 import { createTokenExchange, type TokenExchange } from './token-exchange.js';
 import { createUsageTracker, type UsageTracker } from './usage.js';
@@ -52,17 +52,17 @@ export function createAgentBasics(deps: {
   clock: Clock;
   tokenIndex: TokenIndex;
   /** Where the buckets live: Redis (shared by every instance) or this process. */
-  shared: Pick<SharedState, 'agentLimits' | 'bus'>;
+  shared: Pick<SharedState, 'counters' | 'bus'>;
 }): AgentBasics {
   const { config, state, clock } = deps;
+  const counters = deps.shared.counters;
+  const local = createAgentLimits(clock, {
+    requestsPerMinute: config.agents.requests_per_minute,
+    credentialsPerMinute: config.agents.credentials_per_minute,
+  });
   return {
     usage: createUsageTracker({ state, clock }),
-    agentLimits: deps.shared.agentLimits(
-      createAgentLimits(clock, {
-        requestsPerMinute: config.agents.requests_per_minute,
-        credentialsPerMinute: config.agents.credentials_per_minute,
-      }),
-    ),
+    agentLimits: counters ? sharedAgentLimits(counters, local) : asAgentLimits(local),
     killSwitch: createKillSwitch({ state, tokenIndex: deps.tokenIndex, sessions: deps.shared.bus }),
   };
 }

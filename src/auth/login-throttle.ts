@@ -4,8 +4,9 @@
 // credential is never checked against the counters: keys and tokens are 256-bit random, so the
 // throttle exists to make failures cheap, and refusing a valid key would let anyone behind the same
 // NAT or load balancer lock everyone else out. These counters are one process's; with Redis
-// (src/cluster/shared-counters.ts) every instance counts into the same ones, these serving as the
+// (sharedLoginThrottle, over cluster/shared-counters.ts) every instance counts into the same ones, these serving as the
 // fallback while Redis is unreachable.
+import type { SharedCounters } from '../cluster/shared-counters.js';
 import type { Clock } from '../lib/clock.js';
 
 export interface ThrottleOptions {
@@ -29,6 +30,39 @@ export const asLoginThrottle = (local: LocalLoginThrottle): LoginThrottle => ({
   recordFailure: async (keys) => local.recordFailure(keys),
   limit: local.limit,
 });
+
+/** The throttle on counters every instance shares; this process's own while they cannot be reached. */
+export function sharedLoginThrottle(
+  counters: SharedCounters,
+  local: LocalLoginThrottle,
+  windowMs: number,
+): LoginThrottle {
+  const key = (k: string) => `throttle:${k}`;
+  return {
+    limit: local.limit,
+    async retryAfter(keys) {
+      if (!counters.up) return local.retryAfter(keys);
+      try {
+        let wait: number | undefined;
+        for (const [failures, pttl] of await counters.windows(keys.map(key))) {
+          if (failures < local.limit) continue;
+          wait = Math.max(wait ?? 0, Math.max(1, Math.ceil(pttl / 1000)));
+        }
+        return wait;
+      } catch {
+        return local.retryAfter(keys);
+      }
+    },
+    async recordFailure(keys) {
+      if (!counters.up) return local.recordFailure(keys);
+      try {
+        await counters.countFailure(keys.map(key), windowMs);
+      } catch {
+        local.recordFailure(keys);
+      }
+    },
+  };
+}
 
 /** What failures are counted against: the caller's address, and the credential it presented. */
 export const throttleKeys = (remoteAddr: string, presentedHash?: string): string[] =>

@@ -1,15 +1,12 @@
-// Login-throttle counters and agent token buckets in Redis, so a 429 earned on one instance holds on
-// every other. Each counter is one key and each update one Lua script (atomic on the server, and a
-// single slot in cluster mode). Time is Redis's own (TIME), so instances with skewed clocks agree.
-// While Redis cannot be reached, each instance counts in its own memory (the embedded limiters) and
-// says so (/readyz, metric); when Redis is back, the shared counters apply again. Failures counted
-// only locally during an outage are not carried over: they would be a second source of truth.
-import type { AgentLimits, Breach, LimitKind, LocalAgentLimits } from '../agents/rate-limits.js';
-import type { LocalLoginThrottle, LoginThrottle } from '../auth/login-throttle.js';
+// Counters in Redis shared by every instance — a failure counter with a window and a token bucket —
+// so a 429 earned on one instance holds on every other. Each counter is one key and each update one
+// Lua script (atomic on the server, and a single slot in cluster mode). Time is Redis's own (TIME),
+// so instances with skewed clocks agree. These are primitives: the login throttle
+// (auth/login-throttle.ts) and agents' rate limits (agents/rate-limits.ts) are built on them, and
+// count in their own memory while Redis cannot be reached (`up` false, or a failed call).
 import type { RedisLink } from './redis-link.js';
 
 const KEY_PREFIX = 'gatehouse:';
-const REPORT_EVERY_MS = 60_000;
 
 // KEYS[1] the counter; ARGV[1] the window (ms). Starts the window at the first failure, as the
 // per-process throttle does.
@@ -23,7 +20,7 @@ local n = redis.call('GET', KEYS[1])
 if not n then return {0, 0} end
 return {tonumber(n), redis.call('PTTL', KEYS[1])}`;
 
-// KEYS[1] the bucket; ARGV[1] per minute; ARGV[2] report interval (ms). Mirrors rate-limits.ts:
+// KEYS[1] the bucket; ARGV[1] per minute; ARGV[2] report interval (ms). Mirrors agents/rate-limits.ts:
 // refill continuously, take one, and report a breach at most once per interval (with how many calls
 // were refused since the last report), for every instance together.
 const TAKE = `
@@ -54,69 +51,59 @@ redis.call('HSET', KEYS[1], 'pm', pm, 'tokens', tostring(tokens), 'at', now, 're
 redis.call('PEXPIRE', KEYS[1], 60000 + tonumber(ARGV[2]))
 return {ok, tostring(tokens), report, refusedNow}`;
 
-export function sharedLoginThrottle(link: RedisLink, local: LocalLoginThrottle, windowMs: number): LoginThrottle {
-  const key = (k: string) => `${KEY_PREFIX}throttle:${k}`;
-  return {
-    limit: local.limit,
-    async retryAfter(keys) {
-      if (!link.up) return local.retryAfter(keys);
-      try {
-        // One command per key: the keys fall in different cluster slots.
-        const counters = await link.run((r) =>
-          Promise.all(keys.map((k) => r.eval(READ_COUNTER, { keys: [key(k)], arguments: [] }) as Promise<number[]>)),
-        );
-        let wait: number | undefined;
-        for (const [failures, pttl] of counters) {
-          if ((failures ?? 0) < local.limit) continue;
-          wait = Math.max(wait ?? 0, Math.max(1, Math.ceil((pttl ?? 0) / 1000)));
-        }
-        return wait;
-      } catch {
-        return local.retryAfter(keys);
-      }
-    },
-    async recordFailure(keys) {
-      if (!link.up) return local.recordFailure(keys);
-      try {
-        await link.run((r) =>
-          Promise.all(keys.map((k) => r.eval(RECORD_FAILURE, { keys: [key(k)], arguments: [String(windowMs)] }))),
-        );
-      } catch {
-        local.recordFailure(keys);
-      }
-    },
-  };
+/** What one take from a bucket answered. */
+export interface BucketTake {
+  ok: boolean;
+  /** Tokens left (fractional: the bucket refills continuously). */
+  tokens: number;
+  /** This refusal is the first of its report interval, counted for every instance together. */
+  report: boolean;
+  /** Refusals since the last report. */
+  refused: number;
 }
 
-export function sharedAgentLimits(link: RedisLink, local: LocalAgentLimits): AgentLimits {
-  const key = (kind: LimitKind, agentId: string) => `${KEY_PREFIX}bucket:${kind}:${agentId}`;
+export interface SharedCounters {
+  /** False while Redis cannot be reached: callers count in their own memory meanwhile. */
+  readonly up: boolean;
+  /** For each key, the failures counted in its window and the milliseconds the window has left. */
+  windows(keys: string[]): Promise<Array<[number, number]>>;
+  /** One more failure under each key; a key's window starts at its first failure. */
+  countFailure(keys: string[], windowMs: number): Promise<void>;
+  /** One token from the bucket `key`, refilled at perMinute. */
+  take(key: string, perMinute: number, reportEveryMs: number): Promise<BucketTake>;
+  /** Best effort: an unused bucket expires by itself a minute after its last call anyway. */
+  drop(keys: string[]): void;
+}
+
+export function sharedCounters(link: RedisLink): SharedCounters {
+  const key = (k: string) => `${KEY_PREFIX}${k}`;
   return {
-    defaults: local.defaults,
-    async take(kind, agentId, perMinute): Promise<Breach | undefined> {
-      if (!link.up) return local.take(kind, agentId, perMinute);
-      let reply: [number, string, number, number];
-      try {
-        reply = (await link.run((r) =>
-          r.eval(TAKE, { keys: [key(kind, agentId)], arguments: [String(perMinute), String(REPORT_EVERY_MS)] }),
-        )) as typeof reply;
-      } catch {
-        return local.take(kind, agentId, perMinute);
-      }
-      const [ok, tokens, report, refused] = reply;
-      if (ok === 1) return undefined;
-      return {
-        limit: perMinute,
-        retryAfter: Math.max(1, Math.ceil(((1 - Number(tokens)) * 60) / perMinute)),
-        report: report === 1,
-        refused,
-      };
+    get up() {
+      return link.up;
     },
-    forget(agentId) {
-      local.forget(agentId);
-      // Best effort: an unused bucket expires by itself a minute after its last call anyway.
-      link
-        .run((r) => Promise.all([r.del(key('requests', agentId)), r.del(key('credentials', agentId))]))
-        .catch(() => undefined);
+    windows: (keys) =>
+      // One command per key: the keys fall in different cluster slots.
+      link.run((r) =>
+        Promise.all(
+          keys.map(async (k) => {
+            const [n, pttl] = (await r.eval(READ_COUNTER, { keys: [key(k)], arguments: [] })) as number[];
+            return [n ?? 0, pttl ?? 0] as [number, number];
+          }),
+        ),
+      ),
+    async countFailure(keys, windowMs) {
+      await link.run((r) =>
+        Promise.all(keys.map((k) => r.eval(RECORD_FAILURE, { keys: [key(k)], arguments: [String(windowMs)] }))),
+      );
+    },
+    async take(k, perMinute, reportEveryMs) {
+      const [ok, tokens, report, refused] = (await link.run((r) =>
+        r.eval(TAKE, { keys: [key(k)], arguments: [String(perMinute), String(reportEveryMs)] }),
+      )) as [number, string, number, number];
+      return { ok: ok === 1, tokens: Number(tokens), report: report === 1, refused };
+    },
+    drop(keys) {
+      link.run((r) => Promise.all(keys.map((k) => r.del(key(k))))).catch(() => undefined);
     },
   };
 }

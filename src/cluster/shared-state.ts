@@ -4,19 +4,17 @@
 // piece falls back to its per-instance state, /readyz says so, and it recovers by itself.
 
 import { Gauge } from 'prom-client';
-import { type AgentLimits, asAgentLimits, type LocalAgentLimits } from '../agents/rate-limits.js';
-import { asLoginThrottle, type LocalLoginThrottle, type LoginThrottle } from '../auth/login-throttle.js';
 import type { Metrics } from '../observability/metrics.js';
 import { openRedisLink, type RedisLink } from './redis-link.js';
 import { createSessionBus, type SessionBus } from './session-bus.js';
-import { sharedAgentLimits, sharedLoginThrottle } from './shared-counters.js';
+import { type SharedCounters, sharedCounters } from './shared-counters.js';
 
 export interface SharedState {
   /** The Redis connection, when configured. */
   readonly link?: RedisLink;
   readonly bus: SessionBus;
-  loginThrottle(local: LocalLoginThrottle, windowMs: number): LoginThrottle;
-  agentLimits(local: LocalAgentLimits): AgentLimits;
+  /** Counters every instance shares (Redis); absent: each process counts its own. */
+  readonly counters?: SharedCounters;
   /**
    * For /readyz: never fails (a Redis outage does not take the instance out of a load balancer, it
    * keeps serving on per-instance state); answers the detail to show instead.
@@ -36,8 +34,6 @@ export function openSharedState(
     const bus = createSessionBus();
     return {
       bus,
-      loginThrottle: (local) => asLoginThrottle(local),
-      agentLimits: (local) => asAgentLimits(local),
       readiness: async () => 'in-process',
       close: () => bus.close(),
     };
@@ -48,8 +44,7 @@ export function openSharedState(
   return {
     link,
     bus,
-    loginThrottle: (local, windowMs) => sharedLoginThrottle(link, local, windowMs),
-    agentLimits: (local) => sharedAgentLimits(link, local),
+    counters: sharedCounters(link),
     readiness: async () => (link.up ? 'ok' : REDIS_FALLBACK_DETAIL),
     async close() {
       await bus.close();
