@@ -5,7 +5,11 @@ import { parseArgs } from 'node:util';
 import { adminCommand } from './cli/admin-reset.js';
 import { backendCommand } from './cli/backend-copy.js';
 import { ConfigError, loadConfig, unknownVariables } from './config/load.js';
+import { parseDuration } from './lib/duration.js';
 import { StartupError, startGatehouse, VERSION } from './server.js';
+
+/** How long a stop may take after http.shutdown_drain (README: "within 10 s"). */
+const SHUTDOWN_LIMIT_MS = 9500;
 
 const USAGE = `usage: gatehouse start [--config FILE]
        gatehouse admin reset [--config FILE] [--user NAME] [--force]
@@ -57,8 +61,10 @@ async function main(argv: string[]): Promise<number> {
   }
 
   let gatehouse: Awaited<ReturnType<typeof startGatehouse>>;
+  let shutdownDrainMs = 0;
   try {
     const config = loadConfig({ ...(typeof parsed.values.config === 'string' ? { file: parsed.values.config } : {}) });
+    shutdownDrainMs = parseDuration(config.http.shutdown_drain) ?? 0;
     for (const warning of unknownVariables()) process.stderr.write(`gatehouse: warning: ${warning}\n`);
     gatehouse = await startGatehouse(config);
   } catch (e) {
@@ -96,6 +102,12 @@ async function main(argv: string[]): Promise<number> {
       }
       stopping = true;
       process.stdout.write(`gatehouse: ${signal}, shutting down (in-flight requests finish first)\n`);
+      // Every door and listener ends what it holds within its own bound (server.ts close()); this is
+      // the last resort, so that nothing missed there keeps a process alive holding its ports and spool.
+      setTimeout(() => {
+        process.stderr.write(`gatehouse: still stopping ${SHUTDOWN_LIMIT_MS / 1000} s after ${signal}: exiting now\n`);
+        process.exit(1);
+      }, shutdownDrainMs + SHUTDOWN_LIMIT_MS).unref();
       gatehouse.close().then(resolveStop, (e) => {
         process.stderr.write(`gatehouse: error while stopping: ${(e as Error).message}\n`);
         resolveStop();

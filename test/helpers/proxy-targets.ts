@@ -101,7 +101,7 @@ export interface Targets {
   kube: UserKubeconfig;
   token: string;
   sshOptions(port: number): SshClientOptions;
-  ssh(port: number, command: string): ReturnType<typeof sshExec>;
+  ssh(port: number, command: string, onStdout?: (soFar: string) => void): ReturnType<typeof sshExec>;
   psql(port: number, sql: string): ReturnType<typeof psql>;
   kubectl(args: string[], onStdout?: (s: string) => void): ReturnType<typeof kubectl>;
   stop(): Promise<void>;
@@ -163,7 +163,7 @@ export async function provisionTargets(gh: { url: string }): Promise<Targets> {
     kube,
     token,
     sshOptions,
-    ssh: (port, command) => sshExec(command, sshOptions(port)),
+    ssh: (port, command, onStdout) => sshExec(command, { ...sshOptions(port), ...(onStdout ? { onStdout } : {}) }),
     psql: (port, sql) => psql(through(port, 'postgres', 'pg', 'test'), token, ['-tAc', sql]),
     kubectl: (args, onStdout) => kubectl(args, { ...kube, timeoutMs: 40_000, ...(onStdout ? { onStdout } : {}) }),
     async stop() {

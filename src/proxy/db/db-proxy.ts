@@ -5,7 +5,6 @@
 // store and the recording only, never to the process log).
 import { randomInt } from 'node:crypto';
 import { type AddressInfo, createServer, type Server, type Socket } from 'node:net';
-import { TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
 import type { AccessChecker } from '../../access/access-checker.js';
 import type { AuditLog } from '../../audit/audit-log.js';
@@ -257,12 +256,15 @@ export function createDbProxy(deps: DbProxyDeps) {
     get connectionCount(): number {
       return sockets.size;
     },
-    /** Stops accepting; live sessions are told (FATAL 57P01) and ended. */
+    /**
+     * Stops accepting; live sessions are told (FATAL 57P01) and ended. Bounded: a connection still
+     * open 2 s later (in its startup, or a peer that never closes its side) is cut.
+     */
     async close(): Promise<void> {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      for (const s of sockets) if (!(s instanceof TLSSocket)) s.setTimeout(2000, () => s.destroy());
       await new Promise((r) => setTimeout(r, 0));
       for (const s of sockets) s.end();
+      await door.drain(2000);
       await closed;
     },
   };

@@ -303,10 +303,17 @@ export function createKubeProxy(deps: KubeProxyDeps) {
         server.listen(port, host, () => resolve(server.address() as AddressInfo));
       });
     },
+    /**
+     * Ends every request, watch and exec at once. Node's HTTP server knows only connections past
+     * their TLS handshake and not upgraded, so the door cuts the rest (a socket still in its
+     * handshake, a port-forward tunnel) after 1 s.
+     */
     async close(): Promise<void> {
       for (const client of wss.clients) client.terminate();
       server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      await door.drain(1000);
+      await closed;
       await answeredLog.flush();
     },
   };

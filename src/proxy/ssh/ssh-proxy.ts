@@ -393,21 +393,24 @@ export function createSshProxy(deps: SshProxyDeps) {
     get connectionCount(): number {
       return connections.size;
     },
-    /** Stops accepting; live sessions are told and ended, their recordings closed. */
+    /**
+     * Stops accepting; live sessions are told and ended, their recordings closed. Bounded: what is
+     * still open after 3 s (a socket still in its handshake, a peer that never answers our
+     * disconnect) is cut, so a SIGTERM ends the process in time and frees its spool.
+     */
     async close(): Promise<void> {
       shuttingDown = true;
-      let grace: NodeJS.Timeout | undefined;
-      await new Promise<void>((resolve) => {
-        listener.close(() => resolve());
-        deps.sessions.terminateAllLive('gatehouse: the proxy is shutting down');
-        // A connection with sessions ends once they have closed: a disconnect sent right behind the
-        // message can reach OpenSSH in the same read, and it exits on it without printing the message.
-        for (const [client, running] of connections) if (running.size === 0) client.end();
-        grace = setTimeout(() => {
-          for (const client of connections.keys()) client.end();
-        }, 2000);
-      });
+      const stopped = new Promise<void>((resolve) => listener.close(() => resolve()));
+      deps.sessions.terminateAllLive('gatehouse: the proxy is shutting down');
+      // A connection with sessions ends once they have closed: a disconnect sent right behind the
+      // message can reach OpenSSH in the same read, and it exits on it without printing the message.
+      for (const [client, running] of connections) if (running.size === 0) client.end();
+      const grace = setTimeout(() => {
+        for (const client of connections.keys()) client.end();
+      }, 2000);
+      await door.drain(3000);
       clearTimeout(grace);
+      await stopped;
     },
   };
 }
