@@ -34,6 +34,7 @@ import { createSshAccess, type SshAccess } from './proxy/ssh/access.js';
 import { createRecordingService, type RecordingService } from './recordings/recording-service.js';
 import { createResourceService, type ResourceService } from './resources/resource-service.js';
 import { createRoleService, type RoleService } from './roles/role-service.js';
+import { createSessionGuard, type SessionGuard } from './sessions/session-guard.js';
 import { createSessionRegistry, type SessionRegistry } from './sessions/session-registry.js';
 import { createSessionService, type SessionService } from './sessions/session-service.js';
 import { createTicketService, type TicketService } from './sessions/tickets.js';
@@ -68,6 +69,8 @@ export interface Services extends AgentServices, AgentBasics {
   sessionRegistry: SessionRegistry;
   /** Sessions as the API sees them: visibility, termination, tickets, recordings. */
   sessions: SessionService;
+  /** Ends live sessions held here once what allowed them no longer does. */
+  sessionGuard: SessionGuard;
   tickets: TicketService;
   sshAccess: SshAccess;
   /** Who may reach which Kubernetes cluster as whom (the Kubernetes proxy asks it). */
@@ -201,6 +204,7 @@ export async function createServices(deps: {
   });
   const tickets = createTicketService({ state, clock });
   const sshAccess = createSshAccess({ state, pipeline });
+  const access = createAccessChecker({ state });
   const sessions = createSessionService({
     state,
     audit,
@@ -208,8 +212,10 @@ export async function createServices(deps: {
     recordings,
     tickets,
     sshAccess,
-    access: createAccessChecker({ state }),
+    access,
   });
+  // Live sessions held here end when what allowed them no longer does (a revoked token, a deleted key…).
+  const sessionGuard = createSessionGuard({ state, audit, clock, sessions: sessionRegistry, tokens, pipeline, access });
   await roles.ensureBuiltins();
   await backfillFoldedNames(state, deps.warn ?? (() => {}), [
     { what: 'webhooks', prefix: webhookKeys.webhooks, key: (r) => webhookKeys.foldedName(r.name) },
@@ -233,6 +239,7 @@ export async function createServices(deps: {
     auditRead: createAuditReadService({ audit }),
     sessionRegistry,
     sessions,
+    sessionGuard,
     tickets,
     sshAccess,
     kubeAccess: createKubeAccess({ state, tokens }),
@@ -269,6 +276,7 @@ export async function createServices(deps: {
     ...(deps.metrics ? { metrics: deps.metrics } : {}),
     close: () => {
       agentBasics.usage.stop();
+      sessionGuard.close();
       sessionRegistry.close();
       cache.close();
     },

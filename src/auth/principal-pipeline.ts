@@ -2,21 +2,22 @@
 // tickets and tokens typed as SSH passwords (and the database and Kubernetes proxies to come). How a
 // secret is found differs per door (token-service.ts resolves a token's shape, record, revocation and
 // expiry); what it then acts as is decided here, once, by small named checks in order:
-//   principal active (an agent: and every agent above it) → credential live → scope subset →
-//   delegation grant → policy intersection.
+//   origin live (SSH key, ticket's token) → principal active (an agent: and every agent above it) →
+//   credential live → scope subset → delegation grant → policy intersection.
 import type { StateStore } from '../backend/state.js';
 import type { Clock } from '../lib/clock.js';
 import { GatehouseError } from '../lib/errors.js';
 import { intersectPolicies } from '../rbac/policy.js';
 import { stoppedAncestor } from './agent-lineage.js';
 import type { PolicyResolver } from './policy-resolver.js';
-import type { Principal } from './principal.js';
+import type { Principal, TokenRef } from './principal.js';
 import {
   type AgentRecord,
   type CredentialRecord,
   type DelegationGrant,
   keys,
   type PrincipalRef,
+  type TokenRecord,
   type UserRecord,
 } from './records.js';
 
@@ -28,17 +29,27 @@ export interface PrincipalScope {
   credential_id?: string;
   /** Delegation (RFC 8693): the user the agent acts for. */
   on_behalf_of?: PrincipalRef;
+  /** The SSH key it logged in with: it must still be registered to the principal. */
+  ssh_key_id?: string;
+  /** A ticket: the access token it was asked with, which must not have been revoked since. */
+  ticket_token?: TokenRef;
 }
 
 export type PrincipalPipeline = ReturnType<typeof createPrincipalPipeline>;
 
 const agentSuspended = () => new GatehouseError('agent_suspended', 'the agent is suspended; its tokens were revoked');
 
-/** The scope a principal acts under, to carry into a ticket it asks for (so redeeming it changes nothing). */
+/**
+ * The scope a principal acts under, to carry into a ticket it asks for (so redeeming it changes
+ * nothing), with the token it asked with: what revokes that token ends the ticket's session too.
+ */
 export const scopeOf = (p: Principal): PrincipalScope => ({
   ...(p.kind === 'agent' ? { roles: [...p.roles] } : {}),
   ...(p.credentialId ? { credential_id: p.credentialId } : {}),
   ...(p.onBehalfOf ? { on_behalf_of: { kind: 'user', id: p.onBehalfOf.id } } : {}),
+  ...(p.token
+    ? { ticket_token: { id: p.token.id, ...(p.token.expires_at ? { expires_at: p.token.expires_at } : {}) } }
+    : {}),
 });
 
 export function createPrincipalPipeline(deps: {
@@ -96,8 +107,27 @@ export function createPrincipalPipeline(deps: {
     return user;
   }
 
+  /** origin live: the SSH key or the ticket's token it came with still stands. */
+  function liveOrigin(ref: PrincipalRef, scope: PrincipalScope): Pick<Principal, 'sshKeyId' | 'ticketToken'> {
+    if (scope.ssh_key_id !== undefined) {
+      const key = state.get<{ principal: PrincipalRef }>(keys.sshKey(scope.ssh_key_id))?.value;
+      if (key?.principal.id !== ref.id) throw new GatehouseError('token_revoked', 'the SSH key was removed');
+    }
+    if (scope.ticket_token !== undefined) {
+      const token = state.get<TokenRecord>(keys.token(scope.ticket_token.id))?.value;
+      const swept = !token && (scope.ticket_token.expires_at ?? Number.POSITIVE_INFINITY) <= clock();
+      if ((!token && !swept) || token?.revoked_at !== undefined)
+        throw new GatehouseError('token_revoked', 'the access token the ticket was asked with was revoked');
+    }
+    return {
+      ...(scope.ssh_key_id !== undefined ? { sshKeyId: scope.ssh_key_id } : {}),
+      ...(scope.ticket_token !== undefined ? { ticketToken: scope.ticket_token } : {}),
+    };
+  }
+
   /** The principal a reference acts as under a scope, or the precise 401. */
   function resolve(ref: PrincipalRef, scope: PrincipalScope = {}, token?: Principal['token']): Principal {
+    const origin = liveOrigin(ref, scope);
     if (ref.kind === 'user') {
       const user = activeUser(ref.id, 'the user');
       return {
@@ -107,6 +137,7 @@ export function createPrincipalPipeline(deps: {
         roles: user.roles,
         policy: policies.forUser(user),
         ...(token ? { token } : {}),
+        ...origin,
       };
     }
     const agent = activeAgent(ref.id);
@@ -123,6 +154,7 @@ export function createPrincipalPipeline(deps: {
       requestsPerMinute: agent.rate_limit?.requests_per_minute ?? deps.agentRequestsPerMinute,
       ...(scope.credential_id ? { credentialId: scope.credential_id } : {}),
       ...(token ? { token } : {}),
+      ...origin,
     };
     if (scope.on_behalf_of) {
       const user = delegator(agent, scope.on_behalf_of);

@@ -2,6 +2,12 @@
 import type { Policy } from '../rbac/policy.js';
 import type { PrincipalKind } from './records.js';
 
+/** A stored access token by its id (keys.token) and expiry (epoch ms). */
+export interface TokenRef {
+  id: string;
+  expires_at?: number;
+}
+
 export interface PrincipalName {
   kind: PrincipalKind;
   id: string;
@@ -22,8 +28,12 @@ export interface Principal {
   credentialId?: string;
   /** For an agent: its request budget per minute. */
   requestsPerMinute?: number;
-  /** The bearer token it came with (absent for an SSH key or a ticket). */
-  token?: { id: string; family: string };
+  /** The bearer token it came with (absent for an SSH key or a ticket), and when it expires (epoch ms). */
+  token?: { id: string; family: string; expires_at?: number };
+  /** The SSH key it logged in with: removing the key ends the sessions it opened. */
+  sshKeyId?: string;
+  /** A ticket's holder: the access token the ticket was asked with; revoking it ends the session. */
+  ticketToken?: TokenRef;
   policy: Policy;
   /** How it proved itself, when a proxy needs to say (SSH: publickey, token or ticket). */
   method?: 'token' | 'publickey' | 'ticket';

@@ -274,7 +274,11 @@ export function createTokenService(deps: {
       ...(record.credential_id ? { credential_id: record.credential_id } : {}),
       ...(record.on_behalf_of ? { on_behalf_of: record.on_behalf_of } : {}),
     };
-    const principal = deps.pipeline.resolve(record.principal, scope, { id, family: record.family });
+    const principal = deps.pipeline.resolve(record.principal, scope, {
+      id,
+      family: record.family,
+      expires_at: record.expires_at,
+    });
     if (record.exchanged_from) sourcesLive(record.exchanged_from);
     // Frozen: one answer serves many requests, so none may change it for the others.
     return Object.freeze({ id, record, principal: Object.freeze({ ...principal, method: 'token' as const }) });

@@ -13,6 +13,7 @@ import type { Operation } from '../backend/types.js';
 import { createSessionBus, type SessionBus } from '../cluster/session-bus.js';
 import { type Clock, isoTime } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
+import { originOf, type SessionOrigin } from './session-origin.js';
 
 /** The session's principal as an audit actor; a delegated agent's events name the user too. */
 const actorOf = (r: SessionRecord) =>
@@ -49,13 +50,31 @@ export interface SessionRecord {
   recorded: boolean;
   /** The instance holding it (its instance lease's id): if that instance dies, the reaper ends it. */
   instance?: string;
+  /** What opened it, checked again while it lives (session-guard.ts); absent on older records. */
+  origin?: SessionOrigin;
 }
 
-/** Who a session is for, as its record names them: the principal, and the user a delegated agent acts for. */
-export const sessionPrincipal = (p: Principal): Pick<SessionRecord, 'principal' | 'on_behalf_of'> => ({
+/**
+ * Who a session is for, as its record names them: the principal, the user a delegated agent acts
+ * for, and what it came with (the guard checks that again while the session lives).
+ */
+export const sessionPrincipal = (p: Principal): Pick<SessionRecord, 'principal' | 'on_behalf_of' | 'origin'> => ({
   principal: { kind: p.kind, id: p.id, name: p.name },
   ...(p.onBehalfOf ? { on_behalf_of: p.onBehalfOf } : {}),
+  origin: originOf(p),
 });
+
+/** Why a session may not start or go on now; thrown by the admission check before a session starts. */
+export class SessionRefused extends Error {
+  constructor(
+    readonly reason: string,
+    readonly detail: string,
+  ) {
+    super(`${reason}: ${detail}`);
+  }
+}
+
+type SessionStart = Omit<SessionRecord, 'id' | 'status' | 'started_at' | 'ended_at' | 'bytes_in' | 'bytes_out'>;
 
 /** What the holder of a live session exposes, so reads show live counters and writes can end it. */
 export interface LiveSession {
@@ -93,6 +112,8 @@ export function createSessionRegistry(deps: { state: StateStore; audit: AuditLog
   const { state, audit, clock } = deps;
   const live = new Map<string, LiveSession>();
   const bus = deps.bus ?? createSessionBus();
+  /** Asked before each session starts (session-guard.ts): a connection authorized earlier may have lost it since. */
+  let admission: (input: SessionStart) => void = () => {};
   bus.setEnder((id, reason) => {
     const session = live.get(id);
     session?.terminate(`gatehouse: session terminated (${reason})`);
@@ -112,12 +133,14 @@ export function createSessionRegistry(deps: { state: StateStore; audit: AuditLog
   });
 
   async function start(
-    input: Omit<SessionRecord, 'id' | 'status' | 'started_at' | 'ended_at' | 'bytes_in' | 'bytes_out'>,
+    input: SessionStart,
     session: (id: string) => LiveSession,
     id: string = newId('session', clock()),
     /** More fields for the start event (db: tls, protocol). */
     eventData: Record<string, unknown> = {},
   ): Promise<SessionRecord> {
+    // An SSH connection opens channels long after it authenticated: each starts only if still allowed.
+    admission(input);
     const now = clock();
     const record: SessionRecord = {
       ...input,
@@ -303,6 +326,18 @@ export function createSessionRegistry(deps: { state: StateStore; audit: AuditLog
     get: (id: string): SessionRecord | undefined => state.get<SessionRecord>(keys.session(id))?.value,
     list: (): SessionRecord[] => state.list<SessionRecord>(prefixes.sessions).map((i) => i.value),
     isLive: (id: string): boolean => live.has(id),
+    /** The sessions this process holds now. */
+    liveIds: (): string[] => [...live.keys()],
+    /** Ends a session held here at once (when its termination cannot be written); false if not held. */
+    terminateLive(id: string, message: string): boolean {
+      const session = live.get(id);
+      session?.terminate(message);
+      return session !== undefined;
+    },
+    /** The check every session start passes (throws SessionRefused); one per registry. */
+    setAdmission(check: (input: SessionStart) => void): void {
+      admission = check;
+    },
     get liveCount(): number {
       return live.size;
     },

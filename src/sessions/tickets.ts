@@ -2,6 +2,8 @@
 // SSH password for one server and login, or the PostgreSQL password for one database, user and
 // name. Stored only as a SHA-256 hash, like every other secret.
 import { createHash } from 'node:crypto';
+import type { TokenRef } from '../auth/principal.js';
+import type { PrincipalScope } from '../auth/principal-pipeline.js';
 import type { PrincipalRef } from '../auth/records.js';
 import type { StateStore } from '../backend/state.js';
 import type { Clock } from '../lib/clock.js';
@@ -22,8 +24,18 @@ export interface TicketRecord {
   roles?: string[];
   credential_id?: string;
   on_behalf_of?: PrincipalRef;
+  /** The access token it was asked with: revoking that token ends the session the ticket opened. */
+  ticket_token?: TokenRef;
   expires_at: number;
 }
+
+/** The scope a redeemed ticket acts under, for the principal pipeline: as it was asked for. */
+export const ticketScope = (grant: TicketRecord): PrincipalScope => ({
+  ...(grant.roles ? { roles: grant.roles } : {}),
+  ...(grant.credential_id ? { credential_id: grant.credential_id } : {}),
+  ...(grant.on_behalf_of ? { on_behalf_of: grant.on_behalf_of } : {}),
+  ...(grant.ticket_token ? { ticket_token: grant.ticket_token } : {}),
+});
 
 const ticketKey = (hash: string) => `tickets/${hash}`;
 const hashOf = (ticket: string) => createHash('sha256').update(ticket).digest('hex');

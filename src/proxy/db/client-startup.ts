@@ -9,7 +9,7 @@ import type { AccessChecker } from '../../access/access-checker.js';
 import type { Principal, RequestContext } from '../../auth/principal.js';
 import type { PrincipalPipeline } from '../../auth/principal-pipeline.js';
 import type { TokenService } from '../../auth/token-service.js';
-import { TICKET_PREFIX, type TicketService } from '../../sessions/tickets.js';
+import { TICKET_PREFIX, type TicketService, ticketScope } from '../../sessions/tickets.js';
 import {
   authenticationCleartextPassword,
   CANCEL_REQUEST,
@@ -148,11 +148,7 @@ export async function authenticateClient(
       grant.login === target.dbUser &&
       grant.db_name === target.dbName
     ) {
-      const p = deps.pipeline.tryResolve(grant.principal, {
-        ...(grant.roles ? { roles: grant.roles } : {}),
-        ...(grant.credential_id ? { credential_id: grant.credential_id } : {}),
-        ...(grant.on_behalf_of ? { on_behalf_of: grant.on_behalf_of } : {}),
-      });
+      const p = deps.pipeline.tryResolve(grant.principal, ticketScope(grant));
       if (p) return { principal: { ...p, method: 'ticket' } };
     }
     return failed(

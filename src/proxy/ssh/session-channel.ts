@@ -13,7 +13,12 @@ import type { Metrics } from '../../observability/metrics.js';
 import type { SessionOptions } from '../../rbac/policy.js';
 import type { RecordingService } from '../../recordings/recording-service.js';
 import type { RecordResult, SessionRecording } from '../../recordings/spool.js';
-import { type SessionRegistry, type SessionType, sessionPrincipal } from '../../sessions/session-registry.js';
+import {
+  SessionRefused,
+  type SessionRegistry,
+  type SessionType,
+  sessionPrincipal,
+} from '../../sessions/session-registry.js';
 import type { ServerRef } from './access.js';
 import { watchSftp } from './sftp-metadata.js';
 
@@ -188,10 +193,25 @@ export async function runSession(
       id,
     );
   } catch (error) {
-    ctx.logger.error({ err: error }, 'ssh: cannot record the session start');
     clearTimeout(ttlTimer);
     up.close();
     await recording?.close();
+    if (error instanceof SessionRefused) {
+      // The connection authenticated earlier; what allowed it has changed since (sessions/session-guard.ts).
+      await audit
+        .record({
+          type: 'session.rejected',
+          actor: actorOfPrincipal(principal),
+          target: { kind: 'server', id: server.id, name: server.name },
+          success: false,
+          remote_addr: ctx.remoteAddr,
+          data: { login: ctx.login, reason: error.reason, detail: error.detail },
+        })
+        .catch((err) => ctx.logger.warn({ err }, 'ssh: cannot record a rejection'));
+      refuse(`access denied: ${error.detail}`);
+      return undefined;
+    }
+    ctx.logger.error({ err: error }, 'ssh: cannot record the session start');
     refuse('the session could not be started (the audit trail is unavailable)');
     return undefined;
   }

@@ -21,7 +21,7 @@ import { hashSecret } from '../../lib/secrets.js';
 import type { Metrics } from '../../observability/metrics.js';
 import type { RecordingService } from '../../recordings/recording-service.js';
 import type { SessionRegistry } from '../../sessions/session-registry.js';
-import { TICKET_PREFIX, type TicketService } from '../../sessions/tickets.js';
+import { TICKET_PREFIX, type TicketService, ticketScope } from '../../sessions/tickets.js';
 import { type DoorOptions, guardListener } from '../common/listener-limits.js';
 import { type AccessDecision, parseTarget, type SshAccess } from './access.js';
 import { CLIENT_LEG_CIPHERS } from './algorithms.js';
@@ -36,7 +36,7 @@ export interface SshProxyDeps {
   tokens: Pick<TokenService, 'authenticate' | 'loginFailed'>;
   tickets: TicketService;
   /** The owner of a registered SSH public key (raw wire-format blob), if any. */
-  findKeyOwner(blob: Buffer): PrincipalRef | undefined;
+  findKeyOwner(blob: Buffer): (PrincipalRef & { keyId?: string }) | undefined;
   /** Gatehouse's private key for a server (OpenSSH text), or undefined if it has none. */
   upstreamKey(serverId: string): string | undefined;
   /** A short-lived certificate from the user CA for login (offered after the server's own key). */
@@ -126,11 +126,7 @@ export function createSshProxy(deps: SshProxyDeps) {
         const server = target ? access.findServer(target.server) : undefined;
         if (grant && target && server && grant.server_id === server.id && grant.login === target.login) {
           // The ticket carries the scope it was asked under (credential roles, the user acted for).
-          const p = access.principal(grant.principal, 'ticket', {
-            ...(grant.roles ? { roles: grant.roles } : {}),
-            ...(grant.credential_id ? { credential_id: grant.credential_id } : {}),
-            ...(grant.on_behalf_of ? { on_behalf_of: grant.on_behalf_of } : {}),
-          });
+          const p = access.principal(grant.principal, 'ticket', ticketScope(grant));
           if (p) return p;
         }
         await deps.tokens.loginFailed(requestCtx, 'ssh: invalid, used or expired ticket', 'invalid_token', presented);
@@ -171,7 +167,8 @@ export function createSshProxy(deps: SshProxyDeps) {
           const key = utils.parseKey(ctx.key.data);
           if (key instanceof Error || Array.isArray(key) || !ctx.blob) return fail();
           if (key.verify(ctx.blob, ctx.signature, ctx.hashAlgo) !== true) return fail();
-          const who = access.principal(owner, 'publickey');
+          // The key is the session's origin: removing it ends what it opened (sessions/session-guard.ts).
+          const who = access.principal(owner, 'publickey', owner.keyId ? { ssh_key_id: owner.keyId } : {});
           if (!who) return fail(); // suspended, revoked or deleted
           return accepted(ctx, who);
         }

@@ -1,0 +1,213 @@
+// Live sessions do not outlive what allowed them. When a change reaches this instance's cache (a token
+// revoked, an SSH key deleted, roles or a user or an agent changed, a credential revoked, consent
+// withdrawn, a resource relabeled), each live session it holds that the change may touch is checked
+// again as it was first allowed: the token, key or ticket it came with must still stand, its
+// principal must still resolve (through the same pipeline as every door) and the same access checker
+// must still allow its target as the same login. One that fails is marked terminated with the reason
+// (its holder ends it through the watch) and recorded as session.terminated. Checks are batched: at
+// most one pass per PASS_DELAY_MS, so a burst of logins costs one walk of the live sessions.
+
+import type { AccessChecker } from '../access/access-checker.js';
+import type { AuditLog } from '../audit/audit-log.js';
+import type { Principal } from '../auth/principal.js';
+import type { PrincipalPipeline, PrincipalScope } from '../auth/principal-pipeline.js';
+import { type AgentRecord, keys, prefixes, type TokenRecord } from '../auth/records.js';
+import type { TokenService } from '../auth/token-service.js';
+import type { StateStore } from '../backend/state.js';
+import type { Clock } from '../lib/clock.js';
+import { GatehouseError } from '../lib/errors.js';
+import type { AsValue } from '../rbac/policy.js';
+import { type SessionRecord, SessionRefused, type SessionRegistry } from './session-registry.js';
+
+/** How long changes are gathered before a pass: well within the second a session may outlive its grounds. */
+export const PASS_DELAY_MS = 50;
+
+type Checked = Pick<SessionRecord, 'kind' | 'principal' | 'on_behalf_of' | 'resource' | 'login' | 'db_name' | 'origin'>;
+
+/** What changed since the last pass, by what a session may stand on. */
+interface Changes {
+  all: boolean;
+  tokens: Set<string>;
+  sshKeys: Set<string>;
+  principals: Set<string>;
+  credentials: Set<string>;
+  agents: boolean;
+}
+
+const noChanges = (): Changes => ({
+  all: false,
+  tokens: new Set(),
+  sshKeys: new Set(),
+  principals: new Set(),
+  credentials: new Set(),
+  agents: false,
+});
+
+/** The values a session's target was allowed as (an SSH login; a database user and name). */
+function asOf(s: Checked): AsValue[] {
+  if (s.kind === 'ssh') return [{ field: 'logins', value: s.login }];
+  if (s.kind === 'db')
+    return [
+      { field: 'db_users', value: s.login },
+      { field: 'db_names', value: s.db_name ?? '' },
+    ];
+  // A Kubernetes session: the cluster must stay visible (its groups were chosen per request).
+  return [];
+}
+
+export type SessionGuard = ReturnType<typeof createSessionGuard>;
+
+export function createSessionGuard(deps: {
+  state: StateStore;
+  audit: AuditLog;
+  clock: Clock;
+  sessions: Pick<SessionRegistry, 'liveIds' | 'liveCount' | 'terminate' | 'terminateLive' | 'setAdmission'>;
+  tokens: Pick<TokenService, 'resolveById'>;
+  pipeline: Pick<PrincipalPipeline, 'resolve'>;
+  access: Pick<AccessChecker, 'authorize'>;
+  onError?: (error: unknown) => void;
+}) {
+  const { state, clock } = deps;
+
+  /** The principal the session acts as now, from the token it came with (or its principal, for a key). */
+  function principalNow(s: Checked): Principal {
+    const scope: PrincipalScope = {
+      ...(s.origin?.scope ?? {}),
+      ...(s.origin?.ssh_key_id !== undefined ? { ssh_key_id: s.origin.ssh_key_id } : {}),
+    };
+    const token = s.origin?.token;
+    if (token === undefined) return deps.pipeline.resolve(s.principal, scope);
+    try {
+      // Revocation, the credential, the tokens a delegated one was exchanged from: as at every request.
+      return deps.tokens.resolveById(token.id).principal;
+    } catch (error) {
+      // A token that only expired (or was swept a day after) ended nothing: the session goes on while
+      // its principal may (max_session_ttl bounds it). A revoked or deleted one ends it.
+      const expired =
+        error instanceof GatehouseError &&
+        (error.code === 'token_expired' ||
+          (error.code === 'invalid_token' && (token.expires_at ?? Number.POSITIVE_INFINITY) <= clock()));
+      if (!expired) throw error;
+      return deps.pipeline.resolve(s.principal, scope);
+    }
+  }
+
+  /** Why the session may not go on (or start) now, or undefined if it may. */
+  function verdict(s: Checked): { reason: string; detail: string } | undefined {
+    let principal: Principal;
+    try {
+      principal = principalNow(s);
+    } catch (error) {
+      if (error instanceof GatehouseError) return { reason: error.code, detail: error.detail };
+      throw error;
+    }
+    const decision = deps.access.authorize(principal, { kind: s.resource.kind, id: s.resource.id }, asOf(s));
+    return decision.allowed ? undefined : { reason: 'access_revoked', detail: decision.reason };
+  }
+
+  /** Could this change touch this session? (Cheap: most passes check few or no sessions.) */
+  function touched(s: SessionRecord, c: Changes): boolean {
+    if (c.all) return true;
+    const o = s.origin;
+    if (c.principals.has(s.principal.id) || (s.on_behalf_of && c.principals.has(s.on_behalf_of.id))) return true;
+    if (s.principal.kind === 'agent') {
+      if (c.agents) return true;
+      const owner = state.get<AgentRecord>(keys.agent(s.principal.id))?.value.owner;
+      if (owner !== undefined && c.principals.has(owner)) return true;
+    }
+    if (o?.ssh_key_id !== undefined && c.sshKeys.has(o.ssh_key_id)) return true;
+    if (o?.scope.credential_id !== undefined && c.credentials.has(o.scope.credential_id)) return true;
+    if (o?.token === undefined || c.tokens.size === 0) return false;
+    if (c.tokens.has(o.token.id)) return true;
+    // A delegated token also stands on the tokens it was exchanged from.
+    const sources = state.get<TokenRecord>(keys.token(o.token.id))?.value.exchanged_from;
+    return sources !== undefined && (c.tokens.has(sources.subject.id) || c.tokens.has(sources.actor.id));
+  }
+
+  async function end(s: SessionRecord, why: { reason: string; detail: string }): Promise<void> {
+    try {
+      const ended = await deps.sessions.terminate(s.id, why.reason);
+      if (ended?.status !== 'terminated' || ended.end_reason !== why.reason) return; // it ended otherwise
+    } catch (error) {
+      // The store refused the write: end it here all the same (its end is written when it closes).
+      deps.sessions.terminateLive(s.id, `gatehouse: session terminated (${why.reason}: ${why.detail})`);
+      deps.onError?.(error);
+      return;
+    }
+    await deps.audit.record({
+      type: 'session.terminated',
+      actor: { kind: 'system', name: 'access-recheck' },
+      target: s.resource,
+      session_id: s.id,
+      data: { reason: why.reason, detail: why.detail, principal: s.principal, login: s.login },
+    });
+  }
+
+  let pending = noChanges();
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> | undefined;
+
+  async function pass(): Promise<void> {
+    timer = undefined;
+    const changes = pending;
+    pending = noChanges();
+    const ending: Promise<void>[] = [];
+    for (const id of deps.sessions.liveIds()) {
+      const s = state.get<SessionRecord>(keys.session(id))?.value;
+      if (s?.status !== 'active' || !touched(s, changes)) continue;
+      const why = verdict(s);
+      if (why) ending.push(end(s, why));
+    }
+    await Promise.all(ending);
+  }
+
+  function schedule(): void {
+    if (timer) return;
+    timer = setTimeout(() => {
+      running = (running ?? Promise.resolve())
+        .then(pass)
+        .catch((error: unknown) => deps.onError?.(error))
+        .finally(() => {
+          running = undefined;
+        });
+    }, PASS_DELAY_MS);
+    timer.unref();
+  }
+
+  /** Notes what a change may touch; false when no live session can stand on it. */
+  function note(key: string): boolean {
+    const rest = (prefix: string) => key.slice(prefix.length);
+    if (key.startsWith(prefixes.tokens)) pending.tokens.add(rest(prefixes.tokens));
+    else if (key.startsWith(prefixes.sshKeys)) pending.sshKeys.add(rest(prefixes.sshKeys));
+    else if (key.startsWith(prefixes.users)) pending.principals.add(rest(prefixes.users));
+    else if (key.startsWith(prefixes.agents)) pending.agents = true;
+    else if (key.startsWith(prefixes.credentials)) pending.credentials.add(key.slice(key.lastIndexOf('/') + 1));
+    else if (key.startsWith(prefixes.delegations))
+      pending.principals.add(rest(prefixes.delegations).split('/')[0] ?? '');
+    else if (key.startsWith(prefixes.roles) || key.startsWith(prefixes.resources)) pending.all = true;
+    else return false;
+    return true;
+  }
+
+  // With no live session here nothing is noted: a session starting later passes the admission check.
+  const unsubscribe = state.cache.onChange((key) => {
+    if (deps.sessions.liveCount > 0 && note(key)) schedule();
+  });
+  deps.sessions.setAdmission((input) => {
+    const why = verdict(input);
+    if (why) throw new SessionRefused(why.reason, why.detail);
+  });
+
+  return {
+    verdict,
+    /** Resolves once the checks of every change seen so far are done (tests, shutdown). */
+    async settled(): Promise<void> {
+      while (timer || running) await (running ?? new Promise((r) => setTimeout(r, PASS_DELAY_MS)));
+    },
+    close(): void {
+      unsubscribe();
+      if (timer) clearTimeout(timer);
+      timer = undefined;
+    },
+  };
+}
