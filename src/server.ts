@@ -20,14 +20,9 @@ import type { Config } from './config/schema.js';
 import { type Clock, systemClock } from './lib/clock.js';
 import { parseDuration } from './lib/duration.js';
 import { createAuthPool } from './net/auth-client.js';
+import { createDescriptorBudget, type DoorLimits, descriptorLimit, doorBudgetSize } from './net/listener-limits.js';
 import { instrumentAuditStore, watchAuditStatus } from './observability/audit-metrics.js';
 import { createMetrics, type Metrics } from './observability/metrics.js';
-import {
-  createDescriptorBudget,
-  descriptorLimit,
-  doorBudgetSize,
-  proxyDoorLimits,
-} from './proxy/common/listener-limits.js';
 import type { DbProxy } from './proxy/db/db-proxy.js';
 import { startDbProxy } from './proxy/db/start.js';
 import type { KubeProxy } from './proxy/kube/kube-proxy.js';
@@ -67,6 +62,17 @@ function parseAddr(key: string, addr: string): { host: string; port: number } {
   const port = Number(m?.[3]);
   if (!m || port > 65535) throw new ConfigError(`config key ${key}: ${addr} is not host:port`);
   return { host: (m[1] ?? m[2]) as string, port };
+}
+
+/** The proxies' door limits (proxy.*); a deadline under 1 s would cut every honest client. */
+function proxyDoorLimits(proxy: Config['proxy']): DoorLimits {
+  const handshakeTimeoutMs = parseDuration(proxy.handshake_timeout) as number;
+  if (handshakeTimeoutMs < 1000)
+    throw new ConfigError(
+      'config key proxy.handshake_timeout (or GATEHOUSE_PROXY_HANDSHAKE_TIMEOUT): must be at least 1s',
+    );
+  const { max_connections: maxConnections, max_connections_per_source: maxConnectionsPerSource } = proxy;
+  return { maxConnections, maxConnectionsPerSource, handshakeTimeoutMs };
 }
 
 const isLoopback = (host: string) => host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);

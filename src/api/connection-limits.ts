@@ -2,11 +2,11 @@
 // request_timeout, no silence longer than idle_timeout, and at most so many connections per
 // listener and per source address. Without these a body that never finishes keeps a socket (and
 // its buffers) forever, unauthenticated, on the public token endpoint. The caps are the proxies'
-// door kit (proxy/common/listener-limits.ts), so every listener counts sources the same way.
+// door kit (net/listener-limits.ts), so every listener counts sources the same way.
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { newRequestId } from '../lib/random.js';
-import { type DescriptorBudget, guardListener, type Refusal } from '../proxy/common/listener-limits.js';
+import { type DescriptorBudget, guardListener, type Refusal } from '../net/listener-limits.js';
 
 export interface ConnectionLimits {
   requestTimeoutMs: number;

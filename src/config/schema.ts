@@ -253,7 +253,7 @@ export const ConfigSchema = Type.Object(
     ),
     // The same for the SSH, PostgreSQL and Kubernetes listeners, where nobody is authenticated until a
     // handshake is done: idle sockets must not pile up to the process's open-file limit
-    // (src/proxy/common/listener-limits.ts).
+    // (src/net/listener-limits.ts).
     proxy: Type.Object(
       {
         handshake_timeout: Type.String({

@@ -2,8 +2,8 @@
 
 import type { Logger } from 'pino';
 import { createAccessChecker } from '../../access/access-checker.js';
+import type { DoorOptions } from '../../net/listener-limits.js';
 import type { Services } from '../../services.js';
-import type { DoorOptions } from '../common/listener-limits.js';
 import { createCancelKeys } from './cancel-keys.js';
 import { createDbProxy, type DbProxy } from './db-proxy.js';
 

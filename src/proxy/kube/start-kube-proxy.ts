@@ -5,8 +5,8 @@ import { ConfigError } from '../../config/load.js';
 import type { Config } from '../../config/schema.js';
 import { issueServerCertificate } from '../../kube/kube-ca.js';
 import type { Clock } from '../../lib/clock.js';
+import type { DoorOptions } from '../../net/listener-limits.js';
 import type { Services } from '../../services.js';
-import type { DoorOptions } from '../common/listener-limits.js';
 import { createKubeProxy, type KubeProxy } from './kube-proxy.js';
 
 export async function startKubeProxy(

@@ -1,13 +1,11 @@
-// The door kit: what a public listener lets in before anyone is authenticated. Each door (the SSH,
+// The door kit: what a public listener lets in before anyone is authenticated (here, below both the
+// HTTP API and the protocol proxies, which may not import each other). Each door (the SSH,
 // PostgreSQL and Kubernetes proxies, the web listener) caps its open connections in all and per
 // source, gives a connection a deadline to finish its handshake (banner, TLS, startup, login), and
 // draws file descriptors from one budget that all doors share, so that no flood of idle sockets can
 // take the descriptors the auth API, the stores and live sessions' upstream legs need.
 import { readFileSync } from 'node:fs';
 import type { Server, Socket } from 'node:net';
-import { ConfigError } from '../../config/load.js';
-import type { Config } from '../../config/schema.js';
-import { parseDuration } from '../../lib/duration.js';
 
 export interface DoorLimits {
   /** Open connections on this listener. */
@@ -93,20 +91,6 @@ export function sourceKey(address: string | undefined): string {
     .slice(0, 4)
     .map((g) => Number.parseInt(g || '0', 16).toString(16))
     .join(':')}::/64`;
-}
-
-/** The proxies' limits from the one config schema (proxy.*). */
-export function proxyDoorLimits(proxy: Config['proxy']): DoorLimits {
-  const handshakeTimeoutMs = parseDuration(proxy.handshake_timeout);
-  if (handshakeTimeoutMs === undefined || handshakeTimeoutMs < 1000)
-    throw new ConfigError(
-      'config key proxy.handshake_timeout (or GATEHOUSE_PROXY_HANDSHAKE_TIMEOUT): must be at least 1s',
-    );
-  return {
-    maxConnections: proxy.max_connections,
-    maxConnectionsPerSource: proxy.max_connections_per_source,
-    handshakeTimeoutMs,
-  };
 }
 
 export interface Door {
