@@ -215,7 +215,16 @@ export async function createServices(deps: {
     access,
   });
   // Live sessions held here end when what allowed them no longer does (a revoked token, a deleted key…).
-  const sessionGuard = createSessionGuard({ state, audit, clock, sessions: sessionRegistry, tokens, pipeline, access });
+  const sessionGuard = createSessionGuard({
+    state,
+    audit,
+    clock,
+    sessions: sessionRegistry,
+    tokens,
+    pipeline,
+    access,
+    onError: (error) => deps.warn?.(`live session re-check failed: ${(error as Error).message}`),
+  });
   await roles.ensureBuiltins();
   await backfillFoldedNames(state, deps.warn ?? (() => {}), [
     { what: 'webhooks', prefix: webhookKeys.webhooks, key: (r) => webhookKeys.foldedName(r.name) },

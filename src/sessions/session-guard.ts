@@ -164,12 +164,14 @@ export function createSessionGuard(deps: {
   function schedule(): void {
     if (timer) return;
     timer = setTimeout(() => {
-      running = (running ?? Promise.resolve())
+      // Passes run one after another: a change noted during a pass gets a pass of its own after it.
+      const next: Promise<void> = (running ?? Promise.resolve())
         .then(pass)
         .catch((error: unknown) => deps.onError?.(error))
         .finally(() => {
-          running = undefined;
+          if (running === next) running = undefined;
         });
+      running = next;
     }, PASS_DELAY_MS);
     timer.unref();
   }
@@ -199,11 +201,8 @@ export function createSessionGuard(deps: {
   });
 
   return {
+    /** Why a session (or one about to start) may not go on now, or undefined if it may. */
     verdict,
-    /** Resolves once the checks of every change seen so far are done (tests, shutdown). */
-    async settled(): Promise<void> {
-      while (timer || running) await (running ?? new Promise((r) => setTimeout(r, PASS_DELAY_MS)));
-    },
     close(): void {
       unsubscribe();
       if (timer) clearTimeout(timer);
