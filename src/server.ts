@@ -27,6 +27,7 @@ import type { DbProxy } from './proxy/db/db-proxy.js';
 import { startDbProxy } from './proxy/db/start.js';
 import type { KubeProxy } from './proxy/kube/kube-proxy.js';
 import { startKubeProxy } from './proxy/kube/start-kube-proxy.js';
+import { createSshAccess } from './proxy/ssh/access.js';
 import { loadOrCreateHostKey } from './proxy/ssh/host-key.js';
 import { createSshProxy, type SshProxy } from './proxy/ssh/ssh-proxy.js';
 import { createServices, type Services } from './services.js';
@@ -336,7 +337,7 @@ export async function startGatehouse(
         .catch((err) => logger.warn({ err }, 'cannot end the sessions a crash left active'));
       sshProxy = createSshProxy({
         hostKey: loadOrCreateHostKey(dataDir).privateKey,
-        access: services.sshAccess,
+        access: createSshAccess({ state: services.state, pipeline: services.pipeline }),
         tokens: services.tokens,
         tickets: services.tickets,
         findKeyOwner: (blob) => services.sshKeys.findPrincipalByKey(blob),

@@ -29,8 +29,6 @@ import type { Clock } from './lib/clock.js';
 import { parseDuration } from './lib/duration.js';
 import { createSecretBox, webhookSecretKeyPath } from './lib/secret-box.js';
 import type { Metrics } from './observability/metrics.js';
-import { createKubeAccess, type KubeAccess } from './proxy/kube/kube-access.js';
-import { createSshAccess, type SshAccess } from './proxy/ssh/access.js';
 import { createRecordingService, type RecordingService } from './recordings/recording-service.js';
 import { createResourceService, type ResourceService } from './resources/resource-service.js';
 import { createRoleService, type RoleService } from './roles/role-service.js';
@@ -72,9 +70,7 @@ export interface Services extends AgentServices, AgentBasics {
   /** Ends live sessions held here once what allowed them no longer does. */
   sessionGuard: SessionGuard;
   tickets: TicketService;
-  sshAccess: SshAccess;
   /** Who may reach which Kubernetes cluster as whom (the Kubernetes proxy asks it). */
-  kubeAccess: KubeAccess;
   /** Kubeconfigs with a short-lived token of the caller (GET /v1/resources/{id}/kubeconfig). */
   kubeconfigs: Kubeconfigs;
   /** Signs short-lived user certificates for upstream logins (targets trust GET /v1/auth/ssh-ca). */
@@ -203,7 +199,6 @@ export async function createServices(deps: {
     clock,
   });
   const tickets = createTicketService({ state, clock });
-  const sshAccess = createSshAccess({ state, pipeline });
   const access = createAccessChecker({ state });
   const sessions = createSessionService({
     state,
@@ -211,7 +206,6 @@ export async function createServices(deps: {
     sessions: sessionRegistry,
     recordings,
     tickets,
-    sshAccess,
     access,
   });
   // Live sessions held here end when what allowed them no longer does (a revoked token, a deleted key…).
@@ -250,8 +244,6 @@ export async function createServices(deps: {
     sessions,
     sessionGuard,
     tickets,
-    sshAccess,
-    kubeAccess: createKubeAccess({ state, tokens }),
     kubeconfigs: createKubeconfigs({
       resources,
       tokens,

@@ -10,7 +10,6 @@ import { scopeOf } from '../auth/principal-pipeline.js';
 import { keys } from '../auth/records.js';
 import type { StateStore } from '../backend/state.js';
 import { conflict, forbidden, GatehouseError, notFound } from '../lib/errors.js';
-import type { SshAccess } from '../proxy/ssh/access.js';
 import type { RecordingService } from '../recordings/recording-service.js';
 import type { SessionRecord, SessionRegistry, SessionType } from './session-registry.js';
 import type { TicketService } from './tickets.js';
@@ -41,8 +40,7 @@ export function createSessionService(deps: {
   sessions: SessionRegistry;
   recordings: Pick<RecordingService, 'status' | 'openRecording' | 'openText' | 'watchLive' | 'searchText'>;
   tickets: Pick<TicketService, 'issue'>;
-  sshAccess: Pick<SshAccess, 'authorize'>;
-  /** The proxies' one access decision, for database tickets. */
+  /** The one access decision every door makes, for SSH and database tickets. */
   access: Pick<AccessChecker, 'authorize'>;
 }) {
   const { sessions, recordings, audit } = deps;
@@ -123,12 +121,14 @@ export function createSessionService(deps: {
         ? deps.state.get<{ kind: string; name: string }>(keys.resource(input.server))?.value
         : undefined;
       const serverName = byId?.kind === 'server' ? byId.name : input.server;
-      const decision = deps.sshAccess.authorize({ ...p, method: 'token' }, serverName, input.login);
+      const decision = deps.access.authorize(p, { kind: 'server', name: serverName }, [
+        { field: 'logins', value: input.login },
+      ]);
       if (!decision.allowed) {
-        if (!decision.server) throw notFound('server', input.server);
+        if (!decision.resource) throw notFound('server', input.server);
         throw forbidden(decision.reason);
       }
-      const server = decision.server;
+      const server = decision.resource;
       const { ticket, expiresAt } = await deps.tickets.issue({
         principal: { kind: p.kind, id: p.id },
         server_id: server.id,

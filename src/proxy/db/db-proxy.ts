@@ -17,7 +17,7 @@ import type { SessionRegistry } from '../../sessions/session-registry.js';
 import type { TicketService } from '../../sessions/tickets.js';
 import { type CancelKeys, createCancelKeys } from './cancel-keys.js';
 import { type AuthDeps, authenticateClient, type ClientStartup, readClientStartup } from './client-startup.js';
-import { runDbSession } from './db-session.js';
+import { type DatabaseRef, runDbSession } from './db-session.js';
 import { createQueryLog } from './query-log.js';
 import { READ_ONLY_STARTUP } from './read-only.js';
 import { cancelUpstream, connectUpstream, UpstreamError } from './upstream.js';
@@ -49,15 +49,6 @@ export interface DbProxyDeps {
   cancelKeys?: CancelKeys;
   /** Caps and the handshake deadline of the listener (startup and authentication must be done in time). */
   door: DoorOptions;
-}
-
-export interface DatabaseRef {
-  id: string;
-  kind: 'database';
-  name: string;
-  address: string;
-  protocol?: string;
-  labels: Record<string, string>;
 }
 
 export type DbProxy = ReturnType<typeof createDbProxy>;

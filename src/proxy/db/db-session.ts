@@ -12,7 +12,6 @@ import type { SessionOptions } from '../../rbac/policy.js';
 import type { RecordingService } from '../../recordings/recording-service.js';
 import type { RecordResult } from '../../recordings/spool.js';
 import { type SessionRegistry, sessionPrincipal } from '../../sessions/session-registry.js';
-import type { DatabaseRef } from './db-proxy.js';
 import { FrameScanner } from './frame-scanner.js';
 import type { QueryLog } from './query-log.js';
 import { ReadOnlyGuard } from './read-only.js';
@@ -23,6 +22,16 @@ import { authenticationOk, backendKeyData, errorResponse } from './wire.js';
 
 /** Audit writes in flight per session beyond which the client is paused until they are stored. */
 const MAX_AUDIT_IN_FLIGHT = 256;
+
+/** A registered PostgreSQL database, as the access checker answers it. */
+export interface DatabaseRef {
+  id: string;
+  kind: 'database';
+  name: string;
+  address: string;
+  protocol?: string;
+  labels: Record<string, string>;
+}
 
 export interface DbSessionContext {
   principal: Principal;

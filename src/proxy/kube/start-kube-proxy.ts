@@ -7,6 +7,7 @@ import { issueServerCertificate } from '../../kube/kube-ca.js';
 import type { Clock } from '../../lib/clock.js';
 import type { DoorOptions } from '../../net/listener-limits.js';
 import type { Services } from '../../services.js';
+import { createKubeAccess } from './kube-access.js';
 import { createKubeProxy, type KubeProxy } from './kube-proxy.js';
 
 export async function startKubeProxy(
@@ -28,7 +29,7 @@ export async function startKubeProxy(
   const names = [host, ...(publicUrl ? [publicUrl.hostname.replace(/^\[|\]$/g, '')] : [])];
   const proxy = createKubeProxy({
     tls: issueServerCertificate(ca, names),
-    access: services.kubeAccess,
+    access: createKubeAccess({ state: services.state, tokens: services.tokens }),
     upstream: (id) => services.resources.kubeUpstream(id),
     sessions: services.sessionRegistry,
     recordings: services.recordings,

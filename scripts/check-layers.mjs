@@ -1,0 +1,110 @@
+// The layer rule of src/, written once (docs/architecture.md explains it): each folder (or top-level
+// file) sits on a layer, and a file may import only from its own folder or from a lower layer —
+// never up, never sideways across doors. Within the domain layer, folders may use each other, but no
+// two files may import each other in a cycle anywhere. `node scripts/check-layers.mjs` prints every
+// breach and exits 1; test/layers.test.ts runs it in the suite, so CI fails on an upward import.
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, normalize, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** Bottom to top. A name is a folder of src/ or a file of src/ without its extension. */
+export const LAYERS = [
+  ['lib', 'node-version'],
+  ['config', 'rbac', 'net'],
+  // Stores: state, then audit events (retention runs under a state lease), then recordings (whose
+  // uploads are audited). They import nothing above them.
+  ['backend'],
+  ['audit'],
+  ['recordings', 'observability'],
+  // Cross-instance plumbing: Redis link, the live-session bus, instance leases.
+  ['cluster'],
+  ['auth'],
+  // The one access checker every door asks.
+  ['access'],
+  // Domains: each owns its logic and records; they may use one another (no cycles).
+  ['agents', 'users', 'roles', 'resources', 'sessions', 'ssh-keys', 'webhooks', 'kube', 'events'],
+  // The wiring of the domain services, which the doors are handed.
+  ['services'],
+  // Doors: the HTTP API (with the console's routes) and the protocol proxies. Neither imports the other.
+  ['api', 'proxy'],
+  // Composition and process entry.
+  ['stores', 'bootstrap', 'admin-reset'],
+  ['server', 'cli'],
+  ['main'],
+];
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', 'src');
+
+function sources(dir) {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) return sources(p);
+    return e.name.endsWith('.ts') && !e.name.endsWith('.test.ts') ? [p] : [];
+  });
+}
+
+/** src/agents/x.ts → agents; src/server.ts → server. */
+const unitOf = (file) => {
+  const parts = relative(root, file).split('/');
+  return parts.length > 1 ? parts[0] : parts[0].replace(/\.ts$/, '');
+};
+
+const IMPORT =
+  /^\s*(?:import|export)\b[^'"]*?\bfrom\s+['"](\.{1,2}\/[^'"]+)['"]|^\s*import\s+['"](\.{1,2}\/[^'"]+)['"]/gm;
+
+/** Every breach of `layers` in src/, one line each; empty when the rule holds. */
+export function checkLayers(layers = LAYERS) {
+  const layerOf = new Map(layers.flatMap((names, i) => names.map((n) => [n, i])));
+  // Folders of the domain layer may import one another.
+  const sidewaysOk = new Set(layers.find((l) => l.includes('agents')) ?? []);
+  const breaches = [];
+  const graph = new Map();
+  for (const file of sources(root)) {
+    const text = readFileSync(file, 'utf8');
+    const from = unitOf(file);
+    const edges = [];
+    for (const m of text.matchAll(IMPORT)) {
+      const target = normalize(join(dirname(file), (m[1] ?? m[2]).replace(/\.js$/, '.ts')));
+      edges.push(target);
+      const to = unitOf(target);
+      if (to === from) continue;
+      const [a, b] = [layerOf.get(from), layerOf.get(to)];
+      const where = `${relative(root, file)} -> ${relative(root, target)}`;
+      if (a === undefined) breaches.push(`${where}: src/${from} is on no layer (add it to LAYERS)`);
+      else if (b === undefined) breaches.push(`${where}: src/${to} is on no layer (add it to LAYERS)`);
+      else if (b > a) breaches.push(`${where}: ${from} (layer ${a}) imports ${to} (layer ${b}), above it`);
+      else if (b === a && !(sidewaysOk.has(from) && sidewaysOk.has(to)))
+        breaches.push(`${where}: ${from} and ${to} are on one layer and may not import each other`);
+    }
+    graph.set(file, edges);
+  }
+  for (const cycle of cycles(graph)) breaches.push(`cycle: ${cycle.map((f) => relative(root, f)).join(' -> ')}`);
+  return breaches;
+}
+
+/** Import cycles between files (each reported once, from its first file in path order). */
+function cycles(graph) {
+  const found = [];
+  const state = new Map(); // 1: on the stack, 2: done
+  const stack = [];
+  const visit = (file) => {
+    state.set(file, 1);
+    stack.push(file);
+    for (const next of graph.get(file) ?? []) {
+      if (!graph.has(next)) continue;
+      if (state.get(next) === 1) found.push([...stack.slice(stack.indexOf(next)), next]);
+      else if (!state.has(next)) visit(next);
+    }
+    stack.pop();
+    state.set(file, 2);
+  };
+  for (const file of [...graph.keys()].sort()) if (!state.has(file)) visit(file);
+  return found;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const breaches = checkLayers();
+  for (const b of breaches) console.log(b);
+  console.log(breaches.length ? `${breaches.length} layer breach(es)` : 'layers: every import points down');
+  process.exit(breaches.length ? 1 : 0);
+}
