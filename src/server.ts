@@ -7,6 +7,7 @@ import pino from 'pino';
 import { buildApi } from './api/build-api.js';
 import { buildMetricsServer } from './api/metrics-server.js';
 import type { RegisteredRoute } from './api/route-config.js';
+import { serveWhileWaiting, type WaitingListener } from './api/waiting-listener.js';
 import { startAuditRetention } from './audit/retention.js';
 import { holdInstanceLease } from './backend/instance-lease.js';
 import { isEmbeddedBackend } from './backend/open.js';
@@ -19,7 +20,7 @@ import { ConfigError } from './config/load.js';
 import type { Config } from './config/schema.js';
 import { type Clock, systemClock } from './lib/clock.js';
 import { parseDuration } from './lib/duration.js';
-import { createAuthPool } from './net/auth-client.js';
+import { createAuthPool, waitForAuthTier } from './net/auth-client.js';
 import { createDescriptorBudget, type DoorLimits, descriptorLimit, doorBudgetSize } from './net/listener-limits.js';
 import { instrumentAuditStore, watchAuditStatus } from './observability/audit-metrics.js';
 import { createMetrics, type Metrics } from './observability/metrics.js';
@@ -137,13 +138,46 @@ export async function startGatehouse(
     logger.warn('config key auth_servers is ignored: this instance runs the auth tier itself');
   }
 
+  const startedAt = Date.now();
+  const https = config.tls
+    ? { cert: readFileSync(config.tls.cert_file), key: readFileSync(config.tls.key_file) }
+    : undefined;
+  const httpLimits = {
+    requestTimeoutMs: parseDuration(config.http.request_timeout) as number,
+    idleTimeoutMs: parseDuration(config.http.idle_timeout) as number,
+    maxConnections: config.http.max_connections,
+    maxConnectionsPerSource: config.http.max_connections_per_source,
+  };
   const authPool = forwarding
     ? createAuthPool(config.auth_servers as string[], {
         token: config.cluster_token as string,
         tls: config.tls !== undefined,
       })
     : undefined;
-  const { backend, auditStore } = authPool ? await openRemoteStores(authPool) : await openStores(config, dataDir);
+  // Tiers started together (Kubernetes, compose, systemd): a proxy up before the auth tier waits for
+  // it, alive and not ready on its web address, instead of exiting.
+  let waitingRoom: WaitingListener | undefined;
+  if (authPool)
+    await waitForAuthTier(authPool, {
+      async onWait(reason, waitedMs) {
+        logger.warn(
+          `waiting for the auth tier (auth_servers ${config.auth_servers?.join(', ')}) for ${Math.round(waitedMs / 1000)} s, /webapi/ping answers 503 meanwhile: ${reason}`,
+        );
+        waitingRoom ??= await serveWhileWaiting({
+          ...webAddr,
+          ...(https ? { https } : {}),
+          limits: httpLimits,
+          version: VERSION,
+          startedAt,
+        });
+      },
+    });
+  const { backend, auditStore } = await (authPool ? openRemoteStores(authPool) : openStores(config, dataDir)).catch(
+    async (e: unknown) => {
+      await waitingRoom?.close();
+      throw e;
+    },
+  );
   const metrics = config.metrics_enabled ? createMetrics({ prefix: config.metrics_prefix, clock }) : undefined;
   metrics?.setHealthChecks({ backend: () => backend.ping(), audit: () => auditStore.ping() });
   if (metrics) watchAuditStatus(auditStore, metrics);
@@ -168,7 +202,7 @@ export async function startGatehouse(
     warn: (message) => logger.warn(message),
     ...(metrics ? { metrics, onFailedLogin: () => metrics.failedLogins.inc() } : {}),
   }).catch(async (e: unknown) => {
-    await Promise.allSettled([backend.close(), auditStore.close(), shared.close()]);
+    await Promise.allSettled([backend.close(), auditStore.close(), shared.close(), waitingRoom?.close()]);
     if (e instanceof SealKeyMismatch) throw new StartupError(e.message, { cause: e });
     throw e;
   });
@@ -180,9 +214,6 @@ export async function startGatehouse(
       })
     : {};
 
-  const https = config.tls
-    ? { cert: readFileSync(config.tls.cert_file), key: readFileSync(config.tls.key_file) }
-    : undefined;
   const scheme = https ? 'https' : 'http';
   const apps: Array<{ close(): PromiseLike<unknown> }> = [];
   let sshProxy: SshProxy | undefined;
@@ -193,16 +224,11 @@ export async function startGatehouse(
   const common = {
     logger,
     version: VERSION,
-    startedAt: Date.now(),
+    startedAt,
     draining: () => draining,
     ...(https ? { https } : {}),
     ...(metrics ? { metrics } : {}),
-    limits: {
-      requestTimeoutMs: parseDuration(config.http.request_timeout) as number,
-      idleTimeoutMs: parseDuration(config.http.idle_timeout) as number,
-      maxConnections: config.http.max_connections,
-      maxConnectionsPerSource: config.http.max_connections_per_source,
-    },
+    limits: httpLimits,
   };
   // The public listeners (web, SSH, PostgreSQL, Kubernetes) share the open-file limit less a reserve,
   // so that no flood of them can take the descriptors the auth API and the stores need.
@@ -246,6 +272,7 @@ export async function startGatehouse(
         await new Promise((r) => setTimeout(r, drainMs));
       }
       draining = true;
+      await waitingRoom?.close(); // a start that failed before the web listener took its port over
       // Sessions first, on every door at once: each user is told, each recording closed (and queued for
       // upload). Each door ends what is left within 3 s, the HTTP listeners within 5 s (their
       // in-flight requests finish first), the uploads within 3 s: the whole stays under 10 s.
@@ -321,7 +348,9 @@ export async function startGatehouse(
       if (!auth) handle.routes = web.routes;
       apps.push(web.app);
       metrics?.trackConnections(web.app.server, 'web');
-      await web.app.listen({ host: webAddr.host, port: webAddr.port });
+      // The port the waiting listener held (the one it was given, for port 0) passes to the real one.
+      await waitingRoom?.close();
+      await web.app.listen({ host: webAddr.host, port: waitingRoom?.port ?? webAddr.port });
       handle.webUrl = `${scheme}://${hostFor(webAddr.host)}:${(web.app.server.address() as { port: number }).port}`;
 
       let recovered: string[];

@@ -126,3 +126,58 @@ export function createAuthPool(
   };
   return pool;
 }
+
+/**
+ * Errors that mean the auth tier is not up yet, as when the tiers start together (Kubernetes,
+ * compose, systemd): nothing listens, the name does not resolve yet, no answer in time. A
+ * certificate we do not trust or a refused token is an answer, and no wait will change it.
+ */
+function notUpYet(error: unknown): boolean {
+  if (!(error instanceof AuthUnreachable)) return false;
+  const cause = error.cause as { name?: string; cause?: { code?: string } } | undefined;
+  return (
+    connectionFailure(cause) ||
+    /^(ENOTFOUND|EAI_AGAIN)$/.test(cause?.cause?.code ?? '') ||
+    cause?.name === 'TimeoutError' ||
+    cause?.name === 'AbortError'
+  );
+}
+
+/**
+ * Waits until an auth server answers the internal API (any answer but 502–504), with jittered
+ * exponential backoff (250 ms doubling up to 5 s, each wait between half and all of it, so proxies
+ * started together do not knock in step). onWait is told why at the first failure and then at most
+ * every 5 s. An answer that waiting cannot fix ends the wait at once: the caller's first real call
+ * reports it.
+ */
+export async function waitForAuthTier(
+  pool: Pick<AuthPool, 'fetch'>,
+  opts: { onWait(reason: string, waitedMs: number): void | Promise<void>; random?: () => number },
+): Promise<void> {
+  const started = Date.now();
+  let toldAt = Number.NEGATIVE_INFINITY;
+  for (let attempt = 0; ; attempt++) {
+    let reason: string;
+    try {
+      const res = await pool.fetch('/internal/v1/backend/ping', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"args":[]}',
+        idempotent: true,
+        signal: AbortSignal.timeout(5000),
+      });
+      await res.body?.cancel();
+      if (res.status < 502 || res.status > 504) return;
+      reason = `the auth tier answered ${res.status}`;
+    } catch (error) {
+      if (!notUpYet(error)) return;
+      reason = (error as Error).message;
+    }
+    if (Date.now() - toldAt >= 5000) {
+      toldAt = Date.now();
+      await opts.onWait(reason, Date.now() - started);
+    }
+    const bound = Math.min(5000, 250 * 2 ** attempt);
+    await new Promise((r) => setTimeout(r, bound / 2 + (opts.random ?? Math.random)() * (bound / 2)));
+  }
+}

@@ -37,6 +37,14 @@ export interface GatehouseProcess {
 
 /** Runs `gatehouse start` (src/main.ts) on free loopback ports; `nofile` sets its open-file limit. */
 export function startGatehouseProcess(env: Record<string, string>, opts: { nofile?: number } = {}) {
+  return spawnGatehouse(env, opts).started;
+}
+
+/**
+ * The same, without waiting: the child at once, and `started` once it printed its start line
+ * (rejected if it exits first or prints none within startTimeoutMs, 60 s by default).
+ */
+export function spawnGatehouse(env: Record<string, string>, opts: { nofile?: number; startTimeoutMs?: number } = {}) {
   const node = [process.execPath, '--import', 'tsx', 'src/main.ts', 'start'];
   const [command, ...args] = opts.nofile ? ['prlimit', `--nofile=${opts.nofile}:${opts.nofile}`, '--', ...node] : node;
   const child = spawn(command as string, args, {
@@ -64,11 +72,12 @@ export function startGatehouseProcess(env: Record<string, string>, opts: { nofil
     out += d;
   });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return new Promise<GatehouseProcess>((resolve, reject) => {
+  const startTimeoutMs = opts.startTimeoutMs ?? 60_000;
+  const started = new Promise<GatehouseProcess>((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`no start within 60 s:\n${out}`));
-    }, 60_000);
+      reject(new Error(`no start within ${startTimeoutMs} ms:\n${out}`));
+    }, startTimeoutMs);
     const addr = (line: string, re: RegExp): Addr => {
       const m = re.exec(line);
       return { host: m?.[1] ?? '', port: Number(m?.[2]) };
@@ -93,6 +102,8 @@ export function startGatehouseProcess(env: Record<string, string>, opts: { nofil
       reject(new Error(`exited ${code} before starting:\n${out}`));
     });
   });
+  started.catch(() => {}); // a caller that never awaits it learns of an early exit from `exited`
+  return { child, output: () => out, exited, started };
 }
 
 export interface Targets {
