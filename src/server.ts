@@ -13,6 +13,7 @@ import { holdInstanceLease } from './backend/instance-lease.js';
 import { isEmbeddedBackend } from './backend/open.js';
 import { SealKeyMismatch } from './backend/seal-check.js';
 import { type BootstrapResult, bootstrapAdmin } from './bootstrap.js';
+import { announcingInstance } from './cluster/announced-instance.js';
 import { authPeers, refuseSecondProxyWithoutRedis } from './cluster/instances.js';
 import { parseRedisUrl } from './cluster/redis-link.js';
 import { openSharedState, registerRedisMetric } from './cluster/shared-state.js';
@@ -148,11 +149,14 @@ export async function startGatehouse(
     maxConnections: config.http.max_connections,
     maxConnectionsPerSource: config.http.max_connections_per_source,
   };
+  // Every internal call names this instance once the session bus has its id (cluster/announced-instance.ts).
   const authPool = forwarding
-    ? createAuthPool(config.auth_servers as string[], {
-        token: config.cluster_token as string,
-        tls: config.tls !== undefined,
-      })
+    ? announcingInstance(
+        createAuthPool(config.auth_servers as string[], {
+          token: config.cluster_token as string,
+          tls: config.tls !== undefined,
+        }),
+      )
     : undefined;
   // Tiers started together (Kubernetes, compose, systemd): a proxy up before the auth tier waits for
   // it, alive and not ready on its web address, instead of exiting.
@@ -190,6 +194,7 @@ export async function startGatehouse(
         ? logger.info('redis reachable: shared counters and session registry in use again')
         : logger.warn('redis unreachable: per-instance fallback until it is back'),
   });
+  authPool?.announce(shared.bus.instanceId);
   if (metrics && shared.link) registerRedisMetric(metrics, shared.link);
   metrics?.setAuthPeers(() => authPeers(backend, shared.bus.instanceId), runsAuth);
   const instrumentedAudit = metrics ? instrumentAuditStore(auditStore, metrics) : auditStore;
@@ -236,7 +241,9 @@ export async function startGatehouse(
   const doorBudget = createDescriptorBudget(doorBudgetSize(fdLimit, config.proxy.fd_reserve));
   const warn = (message: string) => logger.warn(message);
   const door = { limits: proxyLimits, budget: doorBudget, warn };
-  const cluster = config.cluster_token ? { token: config.cluster_token, backend, audit: instrumentedAudit } : undefined;
+  const cluster = config.cluster_token
+    ? { token: config.cluster_token, backend, audit: instrumentedAudit, clock }
+    : undefined;
   const auth = runsAuth
     ? await buildApi(services, {
         ...common,

@@ -3,6 +3,7 @@
 import Fastify, { type FastifyBaseLogger, LogController } from 'fastify';
 import type { AuditStore } from '../audit/types.js';
 import type { Backend } from '../backend/types.js';
+import type { Clock } from '../lib/clock.js';
 import { GatehouseError } from '../lib/errors.js';
 import { newRequestId } from '../lib/random.js';
 import type { AuthPool } from '../net/auth-client.js';
@@ -66,7 +67,7 @@ export interface ApiOptions {
   /** Web listener of a proxy-only instance: /v1 and /webapi/session go to the auth tier. */
   forwardTo?: AuthPool;
   /** Auth listener with a cluster token: the proxies' internal API, and their callers' addresses believed. */
-  cluster?: { token: string; backend: Backend; audit: AuditStore };
+  cluster?: { token: string; backend: Backend; audit: AuditStore; clock?: Clock };
   /** Web listener: peers (load balancers) whose X-Forwarded-For is believed. */
   trustedProxies?: string[];
 }
