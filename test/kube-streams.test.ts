@@ -81,7 +81,8 @@ describe('watch and logs', () => {
       },
     });
     await until('the initial list', async () => (seen.includes('pod/web-1') ? true : undefined));
-    assert.equal(fake.openWatches(), 1);
+    // kubectl prints the list, then opens its watch: on a loaded machine the second comes a moment later.
+    await until('the upstream watch to open', async () => (fake.openWatches() === 1 ? true : undefined));
     fake.addPod('default', 'secret-2');
     fake.addPod('default', 'web-2');
     await until('the new pod to stream', async () => (seen.includes('pod/web-2') ? true : undefined));
