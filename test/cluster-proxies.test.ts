@@ -182,10 +182,14 @@ describe('the proxy tier behind haproxy', () => {
 });
 
 describe('the auth tier seen from a proxy', () => {
-  const internal = (op: string, body: unknown, token: string | null = CLUSTER_TOKEN) =>
+  const internal = (op: string, body: unknown, token: string | null = CLUSTER_TOKEN, instance?: string) =>
     fetch(`${auth.url}/internal/v1/backend/${op}`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', ...(token ? { 'x-gatehouse-cluster-token': token } : {}) },
+      headers: {
+        'content-type': 'application/json',
+        ...(token ? { 'x-gatehouse-cluster-token': token } : {}),
+        ...(instance ? { 'x-gatehouse-instance': instance } : {}),
+      },
       body: JSON.stringify(body),
     });
 
@@ -271,9 +275,32 @@ describe('the auth tier seen from a proxy', () => {
       const malformed = await internal('atomicWrite', { args });
       assert.equal(malformed.status, 400, `malformed write ${JSON.stringify(args)}: ${await malformed.text()}`);
     }
-    const own = await internal('put', { args: ['sessions/sess_internal_test', '{"id":"sess_internal_test"}'] });
-    assert.equal(own.status, 200, 'positive control: a session record is the proxy’s to write');
-    assert.equal((await internal('delete', { args: ['sessions/sess_internal_test'] })).status, 200);
+    // Session records only as the registry writes them (test/cluster-internal-least-privilege.test.ts).
+    const loose = await internal('put', { args: ['sessions/sess_internal_test', '{"id":"sess_internal_test"}'] });
+    assert.equal(loose.status, 403, 'a bare session record, unconditionally');
+    // Positive control: what a proxy owns — its instance lease, naming the instance the call announces.
+    const instance = `inst_${randomBytes(8).toString('hex')}`;
+    const lease = `locks/instances/${randomBytes(8).toString('hex')}`;
+    const value = JSON.stringify({ roles: ['proxy'], instance, holder: 'test', acquired_at: new Date().toISOString() });
+    const own = await internal(
+      'create',
+      { args: [lease, value, { expiresAt: Date.now() + 15_000 }] },
+      CLUSTER_TOKEN,
+      instance,
+    );
+    assert.equal(
+      own.status,
+      200,
+      `positive control: its own lease is the proxy’s to write: ${await own.clone().text()}`,
+    );
+    const { revision } = ((await own.json()) as { result: { revision: number } }).result;
+    const released = await internal(
+      'atomicWrite',
+      { args: [[{ key: lease, revision }], [{ type: 'delete', key: lease }]] },
+      CLUSTER_TOKEN,
+      instance,
+    );
+    assert.equal(released.status, 200);
   });
 
   test('one Kubernetes CA for the cluster: the kubeconfig the auth tier hands out verifies either proxy', async () => {

@@ -1,11 +1,15 @@
 // The auth tier's internal API for proxy-only instances (auth_servers): the state backend's calls, its
 // watch as an NDJSON stream, and durable audit appends. Only a peer presenting the cluster token gets
-// in; writes are bounded to what proxies own (cluster/proxy-writes.ts). Not part of /v1 nor OpenAPI.
+// in; writes are bounded to what proxies own (cluster/proxy-writes.ts), events to what proxies record
+// (cluster/proxy-events.ts), both bound to the instance the call announces. Not part of /v1 nor OpenAPI.
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { AuditEvent, AuditStore } from '../../audit/types.js';
+import type { AuditStore } from '../../audit/types.js';
 import { type Backend, BackendError, type Condition, type Operation, type WatchEvent } from '../../backend/types.js';
-import { refusedProxyWrite } from '../../cluster/proxy-writes.js';
-import { GatehouseError } from '../../lib/errors.js';
+import { INSTANCE_HEADER, INSTANCE_ID } from '../../cluster/announced-instance.js';
+import { acceptProxyEvents } from '../../cluster/proxy-events.js';
+import { type ProxyWriter, refusedProxyWrite } from '../../cluster/proxy-writes.js';
+import { type Clock, systemClock } from '../../lib/clock.js';
+import { forbidden, GatehouseError } from '../../lib/errors.js';
 import { CLUSTER_TOKEN_HEADER, clusterTokenMatches } from '../../net/auth-client.js';
 
 export const INTERNAL_PREFIX = '/internal/v1';
@@ -21,8 +25,18 @@ const str = (v: unknown, what: string): string => {
 };
 const writeOpts = (v: unknown) => (v && typeof v === 'object' ? (v as { expiresAt?: number }) : undefined);
 
-function asPut(key: string, value: string): Operation {
-  return { type: 'put', key, value };
+/** The write a call makes, as the policy judges it: with the expiry it asks for. */
+function asPut(key: string, value: string, opts: unknown): Operation {
+  const expiresAt = writeOpts(opts)?.expiresAt;
+  return typeof expiresAt === 'number' ? { type: 'put', key, value, expiresAt } : { type: 'put', key, value };
+}
+
+/** The instance a call announces (self-declared: every proxy holds the same cluster token). */
+function announced(header: string | string[] | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  if (typeof header !== 'string' || !INSTANCE_ID.test(header))
+    throw new GatehouseError('invalid_request', `${INSTANCE_HEADER} is one instance id`);
+  return header;
 }
 
 export function internalRoutes(
@@ -33,9 +47,12 @@ export function internalRoutes(
     token: string;
     /** Which write to refuse; the proxy policy unless a test of the transport itself replaces it. */
     refusedWrite?: typeof refusedProxyWrite;
+    /** The auth tier's clock: the time of every event a proxy appends, and "now" for its writes. */
+    clock?: Clock;
   },
 ): void {
   const { backend, audit } = deps;
+  const clock = deps.clock ?? systemClock;
   const refusedWrite = deps.refusedWrite ?? refusedProxyWrite;
   // Watch streams never end by themselves: a closing auth instance ends them, so its proxies move to
   // another instance at once and the close does not wait on them.
@@ -59,40 +76,42 @@ export function internalRoutes(
       done();
     });
 
-    const refuse = async (conditions: Condition[], ops: Operation[]) => {
-      const key = await refusedWrite(backend, conditions, ops);
-      if (key !== undefined) throw new GatehouseError('forbidden', `a proxy may not write ${key}`);
+    // Each call is judged as the conditional write it amounts to (create: only if absent).
+    const refuse = async (writer: ProxyWriter, conditions: Condition[], ops: Operation[]) => {
+      const refused = await refusedWrite(backend, conditions, ops, writer);
+      if (refused !== undefined) throw forbidden(`a proxy may not write ${refused.key}: ${refused.reason}`);
     };
-    const calls: Record<string, (a: Args) => Promise<unknown>> = {
+    const calls: Record<string, (a: Args, w: ProxyWriter) => Promise<unknown>> = {
       get: (a) => backend.get(str(a[0], 'key')),
       getRange: (a) => backend.getRange(str(a[0], 'prefix'), (a[1] ?? {}) as { limit?: number; startKey?: string }),
-      async create(a) {
-        await refuse([], [asPut(str(a[0], 'key'), str(a[1], 'value'))]);
-        return backend.create(a[0] as string, a[1] as string, writeOpts(a[2]));
+      async create(a, w) {
+        const key = str(a[0], 'key');
+        await refuse(w, [{ key, is: 'absent' }], [asPut(key, str(a[1], 'value'), a[2])]);
+        return backend.create(key, a[1] as string, writeOpts(a[2]));
       },
-      async put(a) {
-        await refuse([], [asPut(str(a[0], 'key'), str(a[1], 'value'))]);
+      async put(a, w) {
+        await refuse(w, [], [asPut(str(a[0], 'key'), str(a[1], 'value'), a[2])]);
         return backend.put(a[0] as string, a[1] as string, writeOpts(a[2]));
       },
-      async update(a) {
-        await refuse([], [asPut(str(a[0], 'key'), str(a[1], 'value'))]);
+      async update(a, w) {
+        await refuse(w, [], [asPut(str(a[0], 'key'), str(a[1], 'value'), a[2])]);
         return backend.update(a[0] as string, a[1] as string, writeOpts(a[2]));
       },
-      async compareAndSwap(a) {
+      async compareAndSwap(a, w) {
         const key = str(a[0], 'key');
-        await refuse([{ key, revision: Number(a[1]) }], [asPut(key, str(a[2], 'value'))]);
+        await refuse(w, [{ key, revision: Number(a[1]) }], [asPut(key, str(a[2], 'value'), a[3])]);
         return backend.compareAndSwap(key, Number(a[1]), a[2] as string, writeOpts(a[3]));
       },
-      async delete(a) {
-        await refuse([], [{ type: 'delete', key: str(a[0], 'key') }]);
+      async delete(a, w) {
+        await refuse(w, [], [{ type: 'delete', key: str(a[0], 'key') }]);
         await backend.delete(a[0] as string);
         return null;
       },
-      async deleteRange(a) {
-        await refuse([], [{ type: 'delete', key: str(a[0], 'prefix') }]);
+      async deleteRange(a, w) {
+        await refuse(w, [], [{ type: 'delete', key: str(a[0], 'prefix') }]);
         return backend.deleteRange(a[0] as string);
       },
-      async atomicWrite(a) {
+      async atomicWrite(a, w) {
         const conditions = (a[0] ?? []) as Condition[];
         const ops = (a[1] ?? []) as Operation[];
         if (!Array.isArray(conditions) || !Array.isArray(ops))
@@ -100,8 +119,8 @@ export function internalRoutes(
         // A malformed write is the caller's 400, not the store's TypeError (a 500).
         for (const c of conditions) {
           str(c?.key, 'condition key');
-          if (!('is' in c) && typeof (c as { revision?: unknown }).revision !== 'number')
-            throw new GatehouseError('invalid_request', 'a condition needs is or a numeric revision');
+          if ('is' in c ? c.is !== 'absent' && c.is !== 'present' : !Number.isSafeInteger(c.revision))
+            throw new GatehouseError('invalid_request', 'a condition is {is: absent|present} or an integer revision');
         }
         for (const op of ops) {
           str(op?.key, 'operation key');
@@ -109,7 +128,7 @@ export function internalRoutes(
           else if (op.type !== 'delete')
             throw new GatehouseError('invalid_request', 'an operation is a put or a delete');
         }
-        await refuse(conditions, ops);
+        await refuse(w, conditions, ops);
         return backend.atomicWrite(conditions, ops);
       },
       async ping() {
@@ -125,7 +144,8 @@ export function internalRoutes(
         const call = Object.hasOwn(calls, request.params.op) ? calls[request.params.op] : undefined;
         if (!call) throw new GatehouseError('not_found', `no backend call ${request.params.op}`);
         try {
-          const result = await call(Array.isArray(request.body?.args) ? request.body.args : []);
+          const writer = { instance: announced(request.headers[INSTANCE_HEADER]), now: clock() };
+          const result = await call(Array.isArray(request.body?.args) ? request.body.args : [], writer);
           return { result: result ?? null };
         } catch (error) {
           if (error instanceof BackendError)
@@ -174,13 +194,15 @@ export function internalRoutes(
       },
     );
 
-    internal.post<{ Body: { events?: AuditEvent[] } }>(
+    // Only the types proxies record, stamped here: auth's time, the announced instance (proxy-events.ts).
+    internal.post<{ Body: { events?: unknown[] } }>(
       `${INTERNAL_PREFIX}/audit/events`,
       { bodyLimit: INTERNAL_BODY_LIMIT },
       async (request, reply) => {
         const events = request.body?.events;
         if (!Array.isArray(events)) throw new GatehouseError('invalid_request', 'events must be an array');
-        await audit.append(events);
+        const instance = announced(request.headers[INSTANCE_HEADER]);
+        await audit.append(await acceptProxyEvents(events, { backend, clock, instance }));
         return reply.code(204).send();
       },
     );
