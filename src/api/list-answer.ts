@@ -17,9 +17,12 @@ interface Page<R> {
   pagination: { total: number; page: number; per_page: number };
 }
 
-/** What a list route sends: the body as JSON text, serialized already. */
+/**
+ * Where a list route sends its body, as JSON text serialized already: the route's reply. Typed by the
+ * route's schema, a Fastify reply would take only the page as an object, hence the looser type here.
+ */
 export interface ListAnswer {
-  type(contentType: string): { send(body: Buffer): unknown };
+  type(contentType: string): unknown;
 }
 
 interface PageMemo<R> {
@@ -81,6 +84,16 @@ export function listAnswer<R extends object>(
         pages.set(first, slots);
       }
     }
-    reply.type('application/json; charset=utf-8').send(body);
+    (reply.type('application/json; charset=utf-8') as { send(body: Buffer): unknown }).send(body);
+  };
+}
+
+/**
+ * `{<name>: [...], pagination}` from a page of records, each through its response mapping: the list
+ * answer of routes whose records are not kept for memoization (filtered per caller, or few).
+ */
+export function listBody<K extends string, R, T>(name: K, page: Page<R>, toResponse: (record: R) => T) {
+  return { [name]: page.items.map(toResponse), pagination: page.pagination } as Record<K, T[]> & {
+    pagination: Page<R>['pagination'];
   };
 }

@@ -4,9 +4,9 @@ import type { DelegationService } from '../../agents/delegation-service.js';
 import type { TokenIntrospection } from '../../agents/introspection.js';
 import type { SigningKeys } from '../../agents/signing-keys.js';
 import type { App } from '../app-types.js';
-import { type ListAnswer, listAnswer } from '../list-answer.js';
+import { declareRoutes } from '../declare-routes.js';
+import { listAnswer } from '../list-answer.js';
 import { authenticatedContext } from '../request-context.js';
-import { responses } from '../schemas.js';
 import {
   Agent,
   AgentList,
@@ -32,8 +32,6 @@ import {
   UpdatedAgent,
 } from './agents.schema.js';
 
-const tags = ['agents'];
-
 export function agentRoutes(
   app: App,
   deps: {
@@ -44,49 +42,43 @@ export function agentRoutes(
   },
 ): void {
   const { agents, agentCredentials, delegations } = deps;
+  const route = declareRoutes(app, { tags: ['agents'], resource: 'agents' });
   const sendAgents = listAnswer('agents', Agent, agents.toResponse, (a) => agents.lastUsed(a.id));
 
-  app.post(
+  route.post(
     '/v1/agents',
     {
-      config: { permission: { resource: 'agents', verb: 'create' }, grants: ['assigned-roles'] },
-      schema: { tags, summary: 'Create an AI agent', body: CreateAgent, response: responses({ 201: Agent }) },
+      permission: 'create',
+      grants: ['assigned-roles'],
+      summary: 'Create an AI agent',
+      body: CreateAgent,
+      201: Agent,
+      location: true,
     },
-    async (request, reply) => {
-      const agent = await agents.create(authenticatedContext(request), request.body);
-      return reply.code(201).header('location', `/v1/agents/${agent.id}`).send(agents.toResponse(agent));
-    },
+    async (request) => agents.toResponse(await agents.create(authenticatedContext(request), request.body)),
   );
 
-  app.get(
+  route.get(
     '/v1/agents',
-    {
-      config: { permission: { resource: 'agents', verb: 'list' } },
-      schema: { tags, summary: 'List agents', querystring: AgentQuery, response: responses({ 200: AgentList }) },
-    },
-    (request, reply) => sendAgents(reply as unknown as ListAnswer, agents.list(request.query)),
+    { permission: 'list', summary: 'List agents', querystring: AgentQuery, 200: AgentList },
+    (request, reply) => sendAgents(reply, agents.list(request.query)),
   );
 
-  app.get(
+  route.get(
     '/v1/agents/:id',
-    {
-      config: { permission: { resource: 'agents', verb: 'read' } },
-      schema: { tags, summary: 'Get one agent', params: AgentParams, response: responses({ 200: Agent }) },
-    },
+    { permission: 'read', summary: 'Get one agent', params: AgentParams, 200: Agent },
     async (request) => agents.toResponse(agents.get(request.params.id)),
   );
 
-  app.patch(
+  route.patch(
     '/v1/agents/:id',
     {
-      config: { permission: { resource: 'agents', verb: 'update' }, grants: ['assigned-roles', 'target-principal'] },
-      schema: {
-        tags,
-        summary: 'Change an agent; status suspended or revoked ends every token, credential and session it holds',
-        params: AgentParams,
-        body: UpdateAgent,
-        response: responses({ 200: UpdatedAgent }),
-      },
+      permission: 'update',
+      grants: ['assigned-roles', 'target-principal'],
+      summary: 'Change an agent; status suspended or revoked ends every token, credential and session it holds',
+      params: AgentParams,
+      body: UpdateAgent,
+      200: UpdatedAgent,
     },
     async (request) => {
       const { agent, ended } = await agents.update(authenticatedContext(request), request.params.id, request.body);
@@ -94,64 +86,52 @@ export function agentRoutes(
     },
   );
 
-  app.delete(
+  route.delete(
     '/v1/agents/:id',
     {
-      config: { permission: { resource: 'agents', verb: 'delete' }, grants: [] },
-      schema: {
-        tags,
-        summary: 'Revoke everything an agent holds and remove it; answers what was ended',
-        params: AgentParams,
-        response: responses({ 200: DeletedAgent }),
-      },
+      permission: 'delete',
+      grants: [],
+      summary: 'Revoke everything an agent holds and remove it; answers what was ended',
+      params: AgentParams,
+      200: DeletedAgent,
     },
     async (request) => agents.remove(authenticatedContext(request), request.params.id),
   );
 
-  app.post(
+  route.post(
     '/v1/agents/:id/credentials',
     {
-      config: { permission: { resource: 'agents', verb: 'update' }, grants: ['credential-roles'] },
-      schema: {
-        tags,
-        summary: 'Issue a short-lived, scoped credential to an agent: api_key, token or jwt (shown once)',
-        params: AgentParams,
-        body: CredentialRequest,
-        response: responses({ 201: IssuedCredential }),
-      },
+      permission: 'update',
+      grants: ['credential-roles'],
+      summary: 'Issue a short-lived, scoped credential to an agent: api_key, token or jwt (shown once)',
+      params: AgentParams,
+      body: CredentialRequest,
+      201: IssuedCredential,
+      noStore: true,
     },
-    async (request, reply) => {
-      reply.header('cache-control', 'no-store');
-      const issued = await agentCredentials.issue(authenticatedContext(request), request.params.id, request.body);
-      return reply.code(201).send(issued);
-    },
+    async (request) => agentCredentials.issue(authenticatedContext(request), request.params.id, request.body),
   );
 
-  app.get(
+  route.get(
     '/v1/agents/:id/credentials',
     {
-      config: { permission: { resource: 'agents', verb: 'read' } },
-      schema: {
-        tags,
-        summary: "List an agent's credentials (metadata only)",
-        params: AgentParams,
-        querystring: CredentialQuery,
-        response: responses({ 200: CredentialList }),
-      },
+      permission: 'read',
+      summary: "List an agent's credentials (metadata only)",
+      params: AgentParams,
+      querystring: CredentialQuery,
+      200: CredentialList,
     },
     async (request) => agentCredentials.list(request.params.id, request.query),
   );
 
-  app.delete(
+  route.delete(
     '/v1/agents/:id/credentials/:credential_id',
     {
-      config: { permission: { resource: 'agents', verb: 'update' }, grants: [] },
-      schema: {
-        tags,
-        summary: 'Revoke one credential and every token that came from it',
-        params: CredentialParams,
-        response: responses({ 200: Revoked }),
-      },
+      permission: 'update',
+      grants: [],
+      summary: 'Revoke one credential and every token that came from it',
+      params: CredentialParams,
+      200: Revoked,
     },
     async (request) =>
       agentCredentials.revoke(authenticatedContext(request), request.params.id, request.params.credential_id),
@@ -159,80 +139,65 @@ export function agentRoutes(
 
   // Consent is the user's own business: any authenticated user may give or withdraw it for
   // themselves (the service refuses agents and other users without users:update).
-  app.post(
+  route.post(
     '/v1/agents/:id/delegations',
     {
-      config: { permission: 'authenticated', grants: ['target-principal'] },
-      schema: {
-        tags,
-        summary: 'Allow an agent to act for you (token exchange, RFC 8693)',
-        params: AgentParams,
-        body: DelegationRequest,
-        response: responses({ 201: Delegation }),
-      },
+      permission: 'authenticated',
+      grants: ['target-principal'],
+      summary: 'Allow an agent to act for you (token exchange, RFC 8693)',
+      params: AgentParams,
+      body: DelegationRequest,
+      201: Delegation,
     },
-    async (request, reply) => {
-      const grant = await delegations.grant(authenticatedContext(request), request.params.id, request.body);
-      return reply.code(201).send(grant);
-    },
+    async (request) => delegations.grant(authenticatedContext(request), request.params.id, request.body),
   );
 
-  app.get(
+  route.get(
     '/v1/agents/:id/delegations',
     {
-      config: { permission: { resource: 'agents', verb: 'read' } },
-      schema: {
-        tags,
-        summary: 'List the users who allow an agent to act for them',
-        params: AgentParams,
-        querystring: DelegationQuery,
-        response: responses({ 200: DelegationList }),
-      },
+      permission: 'read',
+      summary: 'List the users who allow an agent to act for them',
+      params: AgentParams,
+      querystring: DelegationQuery,
+      200: DelegationList,
     },
     async (request) => delegations.list(request.params.id, request.query),
   );
 
-  app.delete(
+  route.delete(
     '/v1/agents/:id/delegations/:user_id',
     {
-      config: { permission: 'authenticated', grants: [] },
-      schema: {
-        tags,
-        summary: 'Withdraw the consent; every token the agent holds for that user is revoked',
-        params: DelegationParams,
-        response: responses({ 200: Revoked }),
-      },
+      permission: 'authenticated',
+      grants: [],
+      summary: 'Withdraw the consent; every token the agent holds for that user is revoked',
+      params: DelegationParams,
+      200: Revoked,
     },
     async (request) => delegations.withdraw(authenticatedContext(request), request.params.id, request.params.user_id),
   );
 
   // For services that must not wait for a JWT to expire to hear that its agent was stopped.
-  app.post(
+  route.post(
     '/v1/auth/introspect',
     {
-      config: { permission: { resource: 'tokens', verb: 'read' }, grants: [] },
-      schema: {
-        tags: ['auth'],
-        summary: 'Is this token active now? (RFC 7662; a JWT is inactive once its credential or agent is revoked)',
-        body: IntrospectionRequest,
-        response: responses({ 200: IntrospectionResponse }),
-      },
+      permission: { resource: 'tokens', verb: 'read' },
+      grants: [],
+      tags: ['auth'],
+      summary: 'Is this token active now? (RFC 7662; a JWT is inactive once its credential or agent is revoked)',
+      body: IntrospectionRequest,
+      200: IntrospectionResponse,
+      noStore: true,
     },
-    async (request, reply) => {
-      reply.header('cache-control', 'no-store');
-      return deps.tokenIntrospection.introspect(request.body.token);
-    },
+    async (request) => deps.tokenIntrospection.introspect(request.body.token),
   );
 }
 
 /** The public keys of agent JWTs, for third parties to verify them (RFC 7517). On both listeners. */
 export function jwksRoute(app: App, deps: { signingKeys: SigningKeys }): void {
-  app.get(
+  const route = declareRoutes(app, { tags: ['agents'] });
+  route.get(
     '/.well-known/jwks.json',
-    {
-      config: { permission: 'public' },
-      schema: { tags, summary: 'Public keys of agent JWTs (JWKS)', response: responses({ 200: Jwks }) },
-    },
+    { permission: 'public', summary: 'Public keys of agent JWTs (JWKS)', 200: Jwks },
     async (_request, reply) => {
       // Short enough that a verifier picks up the next key long before it signs (a generation ahead).
       reply.header('cache-control', 'public, max-age=300');

@@ -1,33 +1,36 @@
 // The audit trail API: /v1/events (the seed's listing) and /v1/audit/{events,access,sessions}.
 import { Readable } from 'node:stream';
+import type { FastifyReply } from 'fastify';
 import type { AuditReadService } from '../../events/audit-read.js';
 import type { App } from '../app-types.js';
+import { declareRoutes } from '../declare-routes.js';
 import { authenticatedContext } from '../request-context.js';
-import { responses } from '../schemas.js';
 import { AccessList, AccessQuery, EventList, EventQuery, SessionList, SessionQuery } from './audit.schema.js';
 
-const tags = ['audit'];
 // How far behind the read replica that answered was, in seconds; absent when the primary answered.
 const LAG_HEADER = 'gatehouse-replica-lag';
 const lagValue = (seconds: number) => seconds.toFixed(3);
-const EVENTS = { permission: { resource: 'events', verb: 'list' } } as const;
+
+/** A page as the store answered it, its replica's lag in a header. */
+function withLag<P extends { replica_lag_seconds?: number }>(reply: FastifyReply, page: P): P {
+  if (page.replica_lag_seconds !== undefined) reply.header(LAG_HEADER, lagValue(page.replica_lag_seconds));
+  return page;
+}
 
 export function auditRoutes(app: App, deps: { auditRead: AuditReadService }): void {
   const { auditRead } = deps;
+  const route = declareRoutes(app, { tags: ['audit'], resource: 'events' });
 
   for (const url of ['/v1/events', '/v1/audit/events']) {
-    app.get(
+    route.get(
       url,
       {
-        config: EVENTS,
-        schema: {
-          tags,
-          summary: 'List audit events, newest first (format=ndjson streams them all)',
-          querystring: EventQuery,
-          // JSON pages, or with format=ndjson one event per line (the document says both).
-          produces: ['application/json', 'application/x-ndjson'],
-          response: responses({ 200: EventList }),
-        },
+        permission: 'list',
+        summary: 'List audit events, newest first (format=ndjson streams them all)',
+        querystring: EventQuery,
+        // JSON pages, or with format=ndjson one event per line (the document says both).
+        produces: ['application/json', 'application/x-ndjson'],
+        200: EventList,
       },
       async (request, reply) => {
         if (request.query.format === 'ndjson') {
@@ -48,46 +51,30 @@ export function auditRoutes(app: App, deps: { auditRead: AuditReadService }): vo
               .send(Readable.from(rest()) as never)
           );
         }
-        const page = await auditRead.listEvents(request.query);
-        if (page.replica_lag_seconds !== undefined) reply.header(LAG_HEADER, lagValue(page.replica_lag_seconds));
-        return page;
+        return withLag(reply, await auditRead.listEvents(request.query));
       },
     );
   }
 
-  app.get(
+  route.get(
     '/v1/audit/access',
     {
-      config: EVENTS,
-      schema: {
-        tags,
-        summary: 'Access decisions: who tried what, allowed or denied, and which role decided',
-        querystring: AccessQuery,
-        response: responses({ 200: AccessList }),
-      },
+      permission: 'list',
+      summary: 'Access decisions: who tried what, allowed or denied, and which role decided',
+      querystring: AccessQuery,
+      200: AccessList,
     },
-    async (request, reply) => {
-      const page = await auditRead.listAccess(request.query);
-      if (page.replica_lag_seconds !== undefined) reply.header(LAG_HEADER, lagValue(page.replica_lag_seconds));
-      return page;
-    },
+    async (request, reply) => withLag(reply, await auditRead.listAccess(request.query)),
   );
 
-  app.get(
+  route.get(
     '/v1/audit/sessions',
     {
-      config: { permission: { resource: 'sessions', verb: 'list' } },
-      schema: {
-        tags,
-        summary: 'One row per session: start, end, duration, principal, resource, recording status',
-        querystring: SessionQuery,
-        response: responses({ 200: SessionList }),
-      },
+      permission: { resource: 'sessions', verb: 'list' },
+      summary: 'One row per session: start, end, duration, principal, resource, recording status',
+      querystring: SessionQuery,
+      200: SessionList,
     },
-    async (request, reply) => {
-      const page = await auditRead.listSessions(request.query);
-      if (page.replica_lag_seconds !== undefined) reply.header(LAG_HEADER, lagValue(page.replica_lag_seconds));
-      return page;
-    },
+    async (request, reply) => withLag(reply, await auditRead.listSessions(request.query)),
   );
 }

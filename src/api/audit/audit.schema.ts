@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { type TArray, type TSchema, Type } from '@sinclair/typebox';
 import { Timestamp } from '../../lib/shapes.js';
 import { PageQueryProperties } from '../schemas.js';
 
@@ -81,14 +81,20 @@ export const AuditPagination = Type.Object(
   { additionalProperties: false },
 );
 
-export const EventList = Type.Object(
-  {
-    events: Type.Array(AuditEventSchema),
-    pagination: AuditPagination,
-    next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as cursor for the next page' }),
-  },
-  { additionalProperties: false },
-);
+/** A page of audit rows, `{<name>: [...], pagination, next_cursor}`: paged, and resumable by cursor. */
+function auditPage<K extends string, T extends TSchema>(name: K, row: T, cursorDescription?: string) {
+  const rows = { [name]: Type.Array(row) } as Record<K, TArray<T>>;
+  const nextCursor = Type.Union(
+    [Type.String(), Type.Null()],
+    cursorDescription ? { description: cursorDescription } : {},
+  );
+  return Type.Object(
+    { ...rows, pagination: AuditPagination, next_cursor: nextCursor },
+    { additionalProperties: false },
+  );
+}
+
+export const EventList = auditPage('events', AuditEventSchema, 'Pass as cursor for the next page');
 
 export const AccessQuery = Type.Object(
   {
@@ -115,14 +121,7 @@ export const AccessDecision = Type.Object(
   { additionalProperties: false },
 );
 
-export const AccessList = Type.Object(
-  {
-    decisions: Type.Array(AccessDecision),
-    pagination: AuditPagination,
-    next_cursor: Type.Union([Type.String(), Type.Null()]),
-  },
-  { additionalProperties: false },
-);
+export const AccessList = auditPage('decisions', AccessDecision);
 
 export const SessionQuery = Type.Object(
   {
@@ -156,11 +155,4 @@ export const AuditSession = Type.Object(
   { additionalProperties: false },
 );
 
-export const SessionList = Type.Object(
-  {
-    sessions: Type.Array(AuditSession),
-    pagination: AuditPagination,
-    next_cursor: Type.Union([Type.String(), Type.Null()]),
-  },
-  { additionalProperties: false },
-);
+export const SessionList = auditPage('sessions', AuditSession);

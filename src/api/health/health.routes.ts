@@ -1,5 +1,5 @@
 // Liveness and readiness for orchestrators and load balancers.
-import { Type } from '@sinclair/typebox';
+import { type TSchema, Type } from '@sinclair/typebox';
 import type { App } from '../app-types.js';
 
 const Health = Type.Object({
@@ -7,28 +7,19 @@ const Health = Type.Object({
   checks: Type.Optional(Type.Record(Type.String(), Type.String())),
 });
 
+/** The options of a health route: public, tagged health, with its answers (no problem+json). */
+function healthCheck<R extends Record<number, TSchema>>(summary: string, response: R) {
+  return { config: { permission: 'public' as const }, schema: { tags: ['health'], summary, response } };
+}
+
 // A check that answers a string is ready with that detail: Redis down is reported, not fatal, since
 // every instance keeps serving on its own state until Redis is back.
 export function healthRoutes(app: App, deps: { checks: Record<string, () => Promise<unknown>> }): void {
-  app.get(
-    '/healthz',
-    {
-      config: { permission: 'public' },
-      schema: { tags: ['health'], summary: 'The process is alive', response: { 200: Health } },
-    },
-    async () => ({ status: 'ok' as const }),
-  );
+  app.get('/healthz', healthCheck('The process is alive', { 200: Health }), async () => ({ status: 'ok' as const }));
 
   app.get(
     '/readyz',
-    {
-      config: { permission: 'public' },
-      schema: {
-        tags: ['health'],
-        summary: 'The backend and the audit store answer (503 when not)',
-        response: { 200: Health, 503: Health },
-      },
-    },
+    healthCheck('The backend and the audit store answer (503 when not)', { 200: Health, 503: Health }),
     async (_request, reply) => {
       const checks: Record<string, string> = {};
       let ok = true;
@@ -61,14 +52,10 @@ export function pingRoute(app: App, deps: { version: string; startedAt: number; 
   });
   app.get(
     '/webapi/ping',
-    {
-      config: { permission: 'public' },
-      schema: {
-        tags: ['health'],
-        summary: 'Proxy health for load-balancer checks (503 "draining" once a graceful shutdown began)',
-        response: { 200: Ping, 503: Ping },
-      },
-    },
+    healthCheck('Proxy health for load-balancer checks (503 "draining" once a graceful shutdown began)', {
+      200: Ping,
+      503: Ping,
+    }),
     async (_request, reply) => {
       const draining = deps.draining?.() === true;
       return reply.code(draining ? 503 : 200).send({

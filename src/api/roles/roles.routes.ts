@@ -1,77 +1,66 @@
 import { Type } from '@sinclair/typebox';
 import { type RoleService, toRoleResponse } from '../../roles/role-service.js';
 import type { App } from '../app-types.js';
-import { type ListAnswer, listAnswer } from '../list-answer.js';
+import { declareRoutes } from '../declare-routes.js';
+import { listAnswer } from '../list-answer.js';
 import { authenticatedContext } from '../request-context.js';
-import { responses } from '../schemas.js';
 import { Role, RoleInput, RoleList, RoleParams, RoleQuery } from './roles.schema.js';
-
-const tags = ['roles'];
 
 export function roleRoutes(app: App, deps: { roles: RoleService }): void {
   const { roles } = deps;
+  const route = declareRoutes(app, { tags: ['roles'], resource: 'roles' });
   const sendRoles = listAnswer('roles', Role, toRoleResponse);
 
-  app.get(
+  route.get(
     '/v1/roles',
-    {
-      config: { permission: { resource: 'roles', verb: 'list' } },
-      schema: { tags, summary: 'List roles', querystring: RoleQuery, response: responses({ 200: RoleList }) },
-    },
-    (request, reply) => sendRoles(reply as unknown as ListAnswer, roles.list(request.query)),
+    { permission: 'list', summary: 'List roles', querystring: RoleQuery, 200: RoleList },
+    (request, reply) => sendRoles(reply, roles.list(request.query)),
   );
 
-  app.post(
+  route.post(
     '/v1/roles',
     {
-      config: { permission: { resource: 'roles', verb: 'create' }, grants: ['role-definition'] },
-      schema: { tags, summary: 'Create a role', body: RoleInput, response: responses({ 201: Role }) },
+      permission: 'create',
+      grants: ['role-definition'],
+      summary: 'Create a role',
+      body: RoleInput,
+      201: Role,
+      location: true,
     },
-    async (request, reply) => {
-      const role = await roles.create(authenticatedContext(request), request.body);
-      return reply.code(201).header('location', `/v1/roles/${role.id}`).send(toRoleResponse(role));
-    },
+    async (request) => toRoleResponse(await roles.create(authenticatedContext(request), request.body)),
   );
 
-  app.get(
+  route.get(
     '/v1/roles/:id',
-    {
-      config: { permission: { resource: 'roles', verb: 'read' } },
-      schema: { tags, summary: 'Get a role by id or name', params: RoleParams, response: responses({ 200: Role }) },
-    },
+    { permission: 'read', summary: 'Get a role by id or name', params: RoleParams, 200: Role },
     async (request) => toRoleResponse(roles.get(request.params.id)),
   );
 
-  app.put(
+  route.put(
     '/v1/roles/:id',
     {
-      config: { permission: { resource: 'roles', verb: 'update' }, grants: ['role-definition'] },
-      schema: {
-        tags,
-        summary: 'Replace a role (built-in roles cannot be changed)',
-        params: RoleParams,
-        body: RoleInput,
-        response: responses({ 200: Role }),
-      },
+      permission: 'update',
+      grants: ['role-definition'],
+      summary: 'Replace a role (built-in roles cannot be changed)',
+      params: RoleParams,
+      body: RoleInput,
+      200: Role,
     },
     async (request) =>
       toRoleResponse(await roles.replace(authenticatedContext(request), request.params.id, request.body)),
   );
 
-  app.delete(
+  route.delete(
     '/v1/roles/:id',
     {
-      config: { permission: { resource: 'roles', verb: 'delete' }, grants: [] },
-      schema: {
-        tags,
-        summary: 'Delete a role (not a built-in one, not one in use)',
-        params: RoleParams,
-        response: responses({ 204: Type.Null() }),
-      },
+      permission: 'delete',
+      grants: [],
+      summary: 'Delete a role (not a built-in one, not one in use)',
+      params: RoleParams,
+      204: Type.Null(),
     },
-    async (request, reply) => {
+    async (request) => {
       await roles.remove(authenticatedContext(request), request.params.id);
-      return reply.code(204).send(null);
     },
   );
 }

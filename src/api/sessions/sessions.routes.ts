@@ -11,8 +11,9 @@ import type { SessionRecord } from '../../sessions/session-registry.js';
 import type { SessionService } from '../../sessions/session-service.js';
 import { TICKET_TTL_MS } from '../../sessions/tickets.js';
 import type { App } from '../app-types.js';
+import { declareRoutes } from '../declare-routes.js';
 import { authenticatedContext } from '../request-context.js';
-import { listResponse, responses } from '../schemas.js';
+import { listResponse } from '../schemas.js';
 import {
   RecordingQuery,
   Session,
@@ -24,8 +25,6 @@ import {
   TicketRequest,
 } from './sessions.schema.js';
 
-const tags = ['sessions'];
-
 export function sessionRoutes(
   app: App,
   deps: {
@@ -36,17 +35,15 @@ export function sessionRoutes(
 ): void {
   const service = deps.sessionService;
   const view = async (record: SessionRecord) => (await service.view(record)) as SessionView;
+  const route = declareRoutes(app, { tags: ['sessions'], resource: 'sessions' });
 
-  app.get(
+  route.get(
     '/v1/sessions',
     {
-      config: { permission: { resource: 'sessions', verb: 'list' } },
-      schema: {
-        tags,
-        summary: 'List sessions, newest first (your own; everyone’s if you may read recordings)',
-        querystring: SessionQuery,
-        response: responses({ 200: listResponse('sessions', Session) }),
-      },
+      permission: 'list',
+      summary: 'List sessions, newest first (your own; everyone’s if you may read recordings)',
+      querystring: SessionQuery,
+      200: listResponse('sessions', Session),
     },
     async (request) => {
       const { items, pagination } = page(
@@ -57,31 +54,26 @@ export function sessionRoutes(
     },
   );
 
-  app.get(
+  route.get(
     '/v1/sessions/:id',
     {
-      config: { permission: { resource: 'sessions', verb: 'read' } },
-      schema: {
-        tags,
-        summary: 'Get a session (live byte counters while it runs)',
-        params: SessionParams,
-        response: responses({ 200: Session }),
-      },
+      permission: 'read',
+      summary: 'Get a session (live byte counters while it runs)',
+      params: SessionParams,
+      200: Session,
     },
     async (request) => view(service.get(authenticatedContext(request).principal, request.params.id)),
   );
 
-  app.delete(
+  route.delete(
     '/v1/sessions/:id',
     {
-      config: { permission: { resource: 'sessions', verb: 'delete' }, grants: [] },
-      schema: {
-        tags,
-        summary:
-          'Terminate a live session, on whichever proxy holds it: the user sees a message, the recording is closed properly',
-        params: SessionParams,
-        response: responses({ 200: TerminatedSession }),
-      },
+      permission: 'delete',
+      grants: [],
+      summary:
+        'Terminate a live session, on whichever proxy holds it: the user sees a message, the recording is closed properly',
+      params: SessionParams,
+      200: TerminatedSession,
     },
     async (request) => {
       const { confirmed_ended, ...record } = await service.terminate(authenticatedContext(request), request.params.id);
@@ -89,19 +81,17 @@ export function sessionRoutes(
     },
   );
 
-  app.post(
+  route.post(
     '/v1/sessions',
     {
-      config: { permission: { resource: 'sessions', verb: 'create' }, grants: ['self'] },
-      schema: {
-        tags,
-        summary:
-          'Prepare an SSH or PostgreSQL session: where to connect, as whom, and a one-time ticket (60 s) to give as the password',
-        body: TicketRequest,
-        response: responses({ 201: Ticket }),
-      },
+      permission: 'create',
+      grants: ['self'],
+      summary:
+        'Prepare an SSH or PostgreSQL session: where to connect, as whom, and a one-time ticket (60 s) to give as the password',
+      body: TicketRequest,
+      201: Ticket,
     },
-    async (request, reply) => {
+    async (request) => {
       const body = request.body;
       const ctx = authenticatedContext(request);
       const expires = (at: number) => ({
@@ -125,7 +115,6 @@ export function sessionRoutes(
           db_name: body.db_name as string,
         };
         const { ticket, expiresAt, database } = await service.issueDbTicket(ctx, input);
-        reply.code(201);
         return {
           ticket,
           ...expires(expiresAt),
@@ -145,7 +134,6 @@ export function sessionRoutes(
       const { ticket, expiresAt, server } = await service.issueTicket(ctx, { server: body.server as string, login });
       const username = `${login}@${server.name}`;
       const portArg = endpoint.port === 22 ? '' : `-p ${endpoint.port} `;
-      reply.code(201);
       return {
         ticket,
         ...expires(expiresAt),
@@ -158,18 +146,15 @@ export function sessionRoutes(
     },
   );
 
-  app.get(
+  route.get(
     '/v1/sessions/:id/recording',
     {
-      config: { permission: { resource: 'recordings', verb: 'read' } },
-      schema: {
-        tags,
-        summary: 'Download the recording (asciicast v2, or plain text with ?format=text)',
-        params: SessionParams,
-        querystring: RecordingQuery,
-        produces: ['application/x-asciicast', 'text/plain'],
-        response: responses({ 200: Type.String({ description: 'application/x-asciicast or text/plain' }) }),
-      },
+      permission: { resource: 'recordings', verb: 'read' },
+      summary: 'Download the recording (asciicast v2, or plain text with ?format=text)',
+      params: SessionParams,
+      querystring: RecordingQuery,
+      produces: ['application/x-asciicast', 'text/plain'],
+      200: Type.String({ description: 'application/x-asciicast or text/plain' }),
     },
     async (request, reply) => {
       const text = request.query.format === 'text';
@@ -186,18 +171,15 @@ export function sessionRoutes(
     },
   );
 
-  app.get(
+  route.get(
     '/v1/sessions/:id/stream',
     {
-      config: { permission: { resource: 'recordings', verb: 'read' } },
-      schema: {
-        tags,
-        summary:
-          'Watch a live session as it happens (text/event-stream, read-only): each message is one asciicast v2 line, the header first and what was recorded before you joined; `event: end` when the session ends',
-        params: SessionParams,
-        produces: ['text/event-stream'],
-        response: responses({ 200: Type.String({ description: 'text/event-stream' }) }),
-      },
+      permission: { resource: 'recordings', verb: 'read' },
+      summary:
+        'Watch a live session as it happens (text/event-stream, read-only): each message is one asciicast v2 line, the header first and what was recorded before you joined; `event: end` when the session ends',
+      params: SessionParams,
+      produces: ['text/event-stream'],
+      200: Type.String({ description: 'text/event-stream' }),
     },
     async (request, reply) => {
       const { tail } = await service.watchLive(authenticatedContext(request), request.params.id);

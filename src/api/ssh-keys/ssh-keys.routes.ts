@@ -4,8 +4,9 @@ import { Type } from '@sinclair/typebox';
 import type { PrincipalKind } from '../../auth/records.js';
 import type { SshKeyService } from '../../ssh-keys/ssh-key-service.js';
 import type { App } from '../app-types.js';
+import { declareRoutes } from '../declare-routes.js';
 import { authenticatedContext } from '../request-context.js';
-import { pathId, responses } from '../schemas.js';
+import { pathId } from '../schemas.js';
 import { UserRef } from '../users/users.schema.js';
 import {
   AgentSshKeyParams,
@@ -24,58 +25,48 @@ export function sshKeyRoutes(app: App, deps: { sshKeys: SshKeyService }): void {
 
 function routesFor(app: App, sshKeys: SshKeyService, kind: PrincipalKind): void {
   const collection = COLLECTION[kind];
+  const route = declareRoutes(app, { tags: [collection], resource: collection });
   const base = `/v1/${collection}/:id/ssh-keys`;
-  const tags = [collection];
   const IdParams = Type.Object({ id: kind === 'user' ? UserRef : pathId('agent') }, { additionalProperties: false });
   const KeyParams = kind === 'user' ? UserSshKeyParams : AgentSshKeyParams;
+  const aPrincipal = kind === 'user' ? 'a user' : 'an agent';
 
-  app.post(
+  route.post(
     base,
     {
-      config: { permission: { resource: collection, verb: 'update' }, grants: ['target-principal'] },
-      schema: {
-        tags,
-        summary: `Register an SSH public key for ${kind === 'user' ? 'a user' : 'an agent'} (ed25519, ecdsa, rsa ≥ 2048)`,
-        params: IdParams,
-        body: CreateSshKey,
-        response: responses({ 201: SshKey }),
-      },
+      permission: 'update',
+      grants: ['target-principal'],
+      summary: `Register an SSH public key for ${aPrincipal} (ed25519, ecdsa, rsa ≥ 2048)`,
+      params: IdParams,
+      body: CreateSshKey,
+      201: SshKey,
     },
-    async (request, reply) => {
-      const created = await sshKeys.add(authenticatedContext(request), { kind, id: request.params.id }, request.body);
-      return reply.code(201).send(created);
-    },
+    async (request) => sshKeys.add(authenticatedContext(request), { kind, id: request.params.id }, request.body),
   );
 
-  app.get(
+  route.get(
     base,
     {
-      config: { permission: { resource: collection, verb: 'read' } },
-      schema: {
-        tags,
-        summary: `List the SSH public keys of ${kind === 'user' ? 'a user' : 'an agent'}`,
-        params: IdParams,
-        querystring: SshKeyQuery,
-        response: responses({ 200: SshKeyList }),
-      },
+      permission: 'read',
+      summary: `List the SSH public keys of ${aPrincipal}`,
+      params: IdParams,
+      querystring: SshKeyQuery,
+      200: SshKeyList,
     },
     async (request) => sshKeys.list({ kind, id: request.params.id }, request.query),
   );
 
-  app.delete(
+  route.delete(
     `${base}/:key_id`,
     {
-      config: { permission: { resource: collection, verb: 'update' }, grants: ['target-principal'] },
-      schema: {
-        tags,
-        summary: 'Remove an SSH public key',
-        params: KeyParams,
-        response: responses({ 204: Type.Null() }),
-      },
+      permission: 'update',
+      grants: ['target-principal'],
+      summary: 'Remove an SSH public key',
+      params: KeyParams,
+      204: Type.Null(),
     },
-    async (request, reply) => {
+    async (request) => {
       await sshKeys.remove(authenticatedContext(request), { kind, id: request.params.id }, request.params.key_id);
-      return reply.code(204).send(null);
     },
   );
 }

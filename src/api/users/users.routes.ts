@@ -2,9 +2,9 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { toUserResponse, type UserService } from '../../users/user-service.js';
 import type { App } from '../app-types.js';
-import { type ListAnswer, listAnswer } from '../list-answer.js';
+import { declareRoutes } from '../declare-routes.js';
+import { listAnswer } from '../list-answer.js';
 import { authenticatedContext } from '../request-context.js';
-import { responses } from '../schemas.js';
 import {
   ApiKeyList,
   CreateApiKey,
@@ -20,120 +20,95 @@ import {
 } from './users.schema.js';
 
 const IdParams = Type.Object({ id: UserRef }, { additionalProperties: false });
-const tags = ['users'];
 
 export function userRoutes(app: App, deps: { users: UserService }): void {
   const { users } = deps;
+  const route = declareRoutes(app, { tags: ['users'], resource: 'users' });
   const sendUsers = listAnswer('users', User, toUserResponse);
   addressUsersByName(app, users);
 
-  app.get(
+  route.get(
     '/v1/users',
-    {
-      config: { permission: { resource: 'users', verb: 'list' } },
-      schema: { tags, summary: 'List users', querystring: UserQuery, response: responses({ 200: UserList }) },
-    },
-    (request, reply) => sendUsers(reply as unknown as ListAnswer, users.list(request.query)),
+    { permission: 'list', summary: 'List users', querystring: UserQuery, 200: UserList },
+    (request, reply) => sendUsers(reply, users.list(request.query)),
   );
 
-  app.post(
+  route.post(
     '/v1/users',
     {
-      config: { permission: { resource: 'users', verb: 'create' }, grants: ['assigned-roles'] },
-      schema: { tags, summary: 'Create a user', body: CreateUser, response: responses({ 201: User }) },
+      permission: 'create',
+      grants: ['assigned-roles'],
+      summary: 'Create a user',
+      body: CreateUser,
+      201: User,
+      location: true,
     },
-    async (request, reply) => {
-      const user = await users.create(authenticatedContext(request), request.body);
-      return reply.code(201).header('location', `/v1/users/${user.id}`).send(toUserResponse(user));
-    },
+    async (request) => toUserResponse(await users.create(authenticatedContext(request), request.body)),
   );
 
-  app.get(
+  route.get(
     '/v1/users/:id',
-    {
-      config: { permission: { resource: 'users', verb: 'read' } },
-      schema: { tags, summary: 'Get a user', params: IdParams, response: responses({ 200: User }) },
-    },
+    { permission: 'read', summary: 'Get a user', params: IdParams, 200: User },
     async (request) => toUserResponse(users.get(request.params.id)),
   );
 
-  app.patch(
+  route.patch(
     '/v1/users/:id',
     {
-      config: { permission: { resource: 'users', verb: 'update' }, grants: ['assigned-roles', 'target-principal'] },
-      schema: {
-        tags,
-        summary: 'Change a user’s roles or traits (you must cover the user as it is and as it becomes)',
-        params: IdParams,
-        body: UpdateUser,
-        response: responses({ 200: User }),
-      },
+      permission: 'update',
+      grants: ['assigned-roles', 'target-principal'],
+      summary: 'Change a user’s roles or traits (you must cover the user as it is and as it becomes)',
+      params: IdParams,
+      body: UpdateUser,
+      200: User,
     },
     async (request) =>
       toUserResponse(await users.update(authenticatedContext(request), request.params.id, request.body)),
   );
 
-  app.delete(
+  route.delete(
     '/v1/users/:id',
     {
-      config: { permission: { resource: 'users', verb: 'delete' }, grants: ['target-principal'] },
-      schema: {
-        tags,
-        summary:
-          'Delete a user, their API keys and tokens; their agents are revoked and their live sessions ended (the answer says which the proxies confirmed)',
-        params: IdParams,
-        response: responses({ 200: DeletedUser }),
-      },
+      permission: 'delete',
+      grants: ['target-principal'],
+      summary:
+        'Delete a user, their API keys and tokens; their agents are revoked and their live sessions ended (the answer says which the proxies confirmed)',
+      params: IdParams,
+      200: DeletedUser,
     },
     async (request) => users.remove(authenticatedContext(request), request.params.id),
   );
 
-  app.post(
+  route.post(
     '/v1/users/:id/api-keys',
     {
-      config: { permission: { resource: 'users', verb: 'update' }, grants: ['target-principal'] },
-      schema: {
-        tags,
-        summary: 'Create an API key for a user (the secret is shown once)',
-        params: IdParams,
-        body: CreateApiKey,
-        response: responses({ 201: NewApiKey }),
-      },
+      permission: 'update',
+      grants: ['target-principal'],
+      summary: 'Create an API key for a user (the secret is shown once)',
+      params: IdParams,
+      body: CreateApiKey,
+      201: NewApiKey,
     },
-    async (request, reply) => {
-      const created = await users.createApiKey(authenticatedContext(request), request.params.id, request.body);
-      return reply.code(201).send(created);
-    },
+    async (request) => users.createApiKey(authenticatedContext(request), request.params.id, request.body),
   );
 
-  app.get(
+  route.get(
     '/v1/users/:id/api-keys',
-    {
-      config: { permission: { resource: 'users', verb: 'read' } },
-      schema: {
-        tags,
-        summary: "List a user's API keys (metadata only)",
-        params: IdParams,
-        response: responses({ 200: ApiKeyList }),
-      },
-    },
+    { permission: 'read', summary: "List a user's API keys (metadata only)", params: IdParams, 200: ApiKeyList },
     async (request) => ({ api_keys: users.listApiKeys(request.params.id) }),
   );
 
-  app.delete(
+  route.delete(
     '/v1/users/:id/api-keys/:key_id',
     {
-      config: { permission: { resource: 'users', verb: 'update' }, grants: ['target-principal'] },
-      schema: {
-        tags,
-        summary: 'Delete an API key and revoke the tokens issued from it',
-        params: UserKeyParams,
-        response: responses({ 204: Type.Null() }),
-      },
+      permission: 'update',
+      grants: ['target-principal'],
+      summary: 'Delete an API key and revoke the tokens issued from it',
+      params: UserKeyParams,
+      204: Type.Null(),
     },
-    async (request, reply) => {
+    async (request) => {
       await users.deleteApiKey(authenticatedContext(request), request.params.id, request.params.key_id);
-      return reply.code(204).send(null);
     },
   );
 }

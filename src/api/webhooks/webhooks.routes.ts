@@ -1,8 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import { toDeliveryResponse, toWebhookResponse, type WebhookService } from '../../webhooks/webhook-service.js';
 import type { App } from '../app-types.js';
+import { declareRoutes } from '../declare-routes.js';
+import { listBody } from '../list-answer.js';
 import { authenticatedContext } from '../request-context.js';
-import { responses } from '../schemas.js';
 import {
   CreateWebhook,
   DeliveryList,
@@ -14,84 +15,62 @@ import {
   WebhookQuery,
 } from './webhooks.schema.js';
 
-const tags = ['webhooks'];
-
 export function webhookRoutes(app: App, deps: { webhooks: WebhookService }): void {
   const { webhooks } = deps;
+  const route = declareRoutes(app, { tags: ['webhooks'], resource: 'webhooks' });
 
-  app.get(
+  route.get(
+    '/v1/webhooks',
+    { permission: 'list', summary: 'List webhooks', querystring: WebhookQuery, 200: WebhookList },
+    async (request) => listBody('webhooks', webhooks.list(request.query), toWebhookResponse),
+  );
+
+  route.post(
     '/v1/webhooks',
     {
-      config: { permission: { resource: 'webhooks', verb: 'list' } },
-      schema: { tags, summary: 'List webhooks', querystring: WebhookQuery, response: responses({ 200: WebhookList }) },
+      permission: 'create',
+      grants: ['events-readable'],
+      summary: 'Create a webhook (its signing secret is shown once)',
+      body: CreateWebhook,
+      201: NewWebhook,
+      location: true,
     },
     async (request) => {
-      const { items, pagination } = webhooks.list(request.query);
-      return { webhooks: items.map(toWebhookResponse), pagination };
-    },
-  );
-
-  app.post(
-    '/v1/webhooks',
-    {
-      config: { permission: { resource: 'webhooks', verb: 'create' }, grants: ['events-readable'] },
-      schema: {
-        tags,
-        summary: 'Create a webhook (its signing secret is shown once)',
-        body: CreateWebhook,
-        response: responses({ 201: NewWebhook }),
-      },
-    },
-    async (request, reply) => {
       const { webhook, secret } = await webhooks.create(authenticatedContext(request), request.body);
-      return reply
-        .code(201)
-        .header('location', `/v1/webhooks/${webhook.id}`)
-        .send({ ...toWebhookResponse(webhook), secret });
+      return { ...toWebhookResponse(webhook), secret };
     },
   );
 
-  app.get(
+  route.get(
     '/v1/webhooks/:id',
-    {
-      config: { permission: { resource: 'webhooks', verb: 'read' } },
-      schema: { tags, summary: 'Get a webhook', params: WebhookParams, response: responses({ 200: Webhook }) },
-    },
+    { permission: 'read', summary: 'Get a webhook', params: WebhookParams, 200: Webhook },
     async (request) => toWebhookResponse(webhooks.get(request.params.id)),
   );
 
-  app.delete(
+  route.delete(
     '/v1/webhooks/:id',
     {
-      config: { permission: { resource: 'webhooks', verb: 'delete' }, grants: [] },
-      schema: {
-        tags,
-        summary: 'Delete a webhook and its delivery records',
-        params: WebhookParams,
-        response: responses({ 204: Type.Null() }),
-      },
+      permission: 'delete',
+      grants: [],
+      summary: 'Delete a webhook and its delivery records',
+      params: WebhookParams,
+      204: Type.Null(),
     },
-    async (request, reply) => {
+    async (request) => {
       await webhooks.remove(authenticatedContext(request), request.params.id);
-      return reply.code(204).send(null);
     },
   );
 
-  app.get(
+  route.get(
     '/v1/webhooks/:id/deliveries',
     {
-      config: { permission: { resource: 'webhooks', verb: 'read' } },
-      schema: {
-        tags,
-        summary: "List a webhook's deliveries, newest first, with every attempt",
-        params: WebhookParams,
-        querystring: DeliveryQuery,
-        response: responses({ 200: DeliveryList }),
-      },
+      permission: 'read',
+      summary: "List a webhook's deliveries, newest first, with every attempt",
+      params: WebhookParams,
+      querystring: DeliveryQuery,
+      200: DeliveryList,
     },
-    async (request) => {
-      const { items, pagination } = webhooks.listDeliveries(request.params.id, request.query);
-      return { deliveries: items.map(toDeliveryResponse), pagination };
-    },
+    async (request) =>
+      listBody('deliveries', webhooks.listDeliveries(request.params.id, request.query), toDeliveryResponse),
   );
 }
