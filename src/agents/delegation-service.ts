@@ -18,7 +18,7 @@ import { translateConflicts } from '../backend/conflicts.js';
 import type { StateStore } from '../backend/state.js';
 import type { Operation } from '../backend/types.js';
 import { type Clock, isoTime } from '../lib/clock.js';
-import { conflict, forbidden, invalidField, notFound } from '../lib/errors.js';
+import { conflict, forbidden, found, invalidField, notFound } from '../lib/errors.js';
 import { page } from '../lib/paging.js';
 
 export type DelegationService = ReturnType<typeof createDelegationService>;
@@ -32,11 +32,7 @@ export function createDelegationService(deps: {
 }) {
   const { state, audit, clock } = deps;
 
-  function agentOf(id: string): AgentRecord {
-    const agent = state.get<AgentRecord>(keys.agent(id))?.value;
-    if (!agent) throw notFound('agent', id);
-    return agent;
-  }
+  const agentOf = (id: string): AgentRecord => found(state.get<AgentRecord>(keys.agent(id))?.value, 'agent', id);
 
   /** Only the user themself, or someone who may update users, speaks for a user; agents never do. */
   function checkSpeaksFor(p: Principal, userId: string): void {

@@ -59,6 +59,12 @@ export class GatehouseError extends Error {
 export const notFound = (kind: string, id: string): GatehouseError =>
   new GatehouseError('not_found', `${kind} ${JSON.stringify(id)} does not exist`);
 
+/** What a lookup found, else the not_found error naming what was asked for (the services' one 404). */
+export function found<T>(value: T | undefined, kind: string, id: string): T {
+  if (value === undefined) throw notFound(kind, id);
+  return value;
+}
+
 export const conflict = (detail: string): GatehouseError => new GatehouseError('conflict', detail);
 
 export const forbidden = (detail: string): GatehouseError => new GatehouseError('forbidden', detail);

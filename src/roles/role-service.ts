@@ -9,7 +9,7 @@ import { translateConflicts } from '../backend/conflicts.js';
 import { awaitCached, type StateStore } from '../backend/state.js';
 import { BackendError } from '../backend/types.js';
 import { type Clock, isoTime } from '../lib/clock.js';
-import { conflict, invalidField, notFound } from '../lib/errors.js';
+import { conflict, found, invalidField } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { page } from '../lib/paging.js';
 import { BUILTIN_ROLE_NAMES, BUILTIN_ROLES } from '../rbac/builtin-roles.js';
@@ -60,9 +60,7 @@ export function createRoleService(deps: {
     const key = idOrName.startsWith('role_')
       ? keys.role(idOrName)
       : state.get<{ ref: string }>(keys.roleName(idOrName))?.value.ref;
-    const item = key ? state.get<RoleRecord>(key) : undefined;
-    if (!item) throw notFound('role', idOrName);
-    return item;
+    return found(key ? state.get<RoleRecord>(key) : undefined, 'role', idOrName);
   }
 
   function holders(name: string): string[] {

@@ -18,7 +18,7 @@ import { translateConflicts } from '../backend/conflicts.js';
 import type { StateStore } from '../backend/state.js';
 import type { Operation } from '../backend/types.js';
 import { type Clock, isoTime } from '../lib/clock.js';
-import { conflict, notFound } from '../lib/errors.js';
+import { conflict, found, notFound } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { pageOfRecords } from '../lib/paging.js';
 import { blobDigest, parsePublicKeyLine, type SshKeyType } from './ssh-public-key.js';
@@ -84,11 +84,8 @@ export function createSshKeyService(deps: {
 
   const principalKey = (p: PrincipalRef) => (p.kind === 'user' ? keys.user(p.id) : keys.agent(p.id));
 
-  function findPrincipal(p: PrincipalRef): UserRecord | AgentRecord {
-    const found = state.get<UserRecord | AgentRecord>(principalKey(p))?.value;
-    if (!found) throw notFound(p.kind, p.id);
-    return found;
-  }
+  const findPrincipal = (p: PrincipalRef): UserRecord | AgentRecord =>
+    found(state.get<UserRecord | AgentRecord>(principalKey(p))?.value, p.kind, p.id);
 
   const target = (p: PrincipalRef, name: string) => ({ kind: p.kind, id: p.id, name });
 

@@ -23,7 +23,7 @@ import type { StateStore } from '../backend/state.js';
 import type { Operation } from '../backend/types.js';
 import type { SessionBus } from '../cluster/session-bus.js';
 import { type Clock, isoTime } from '../lib/clock.js';
-import { conflict, invalidField, notFound } from '../lib/errors.js';
+import { conflict, found, invalidField, notFound } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { pageOfRecords } from '../lib/paging.js';
 import { generateSecret, hashSecret, secretHint } from '../lib/secrets.js';
@@ -72,11 +72,8 @@ export function createUserService(deps: {
 }) {
   const { state, audit, clock } = deps;
 
-  function find(id: string): UserRecord {
-    const user = state.get<UserRecord>(keys.user(id))?.value;
-    if (!user) throw notFound('user', id);
-    return user;
-  }
+  const findItem = (id: string) => found(state.get<UserRecord>(keys.user(id)), 'user', id);
+  const find = (id: string): UserRecord => findItem(id).value;
 
   function checkRolesExist(roles: string[]): void {
     roles.forEach((name, i) => {
@@ -144,8 +141,7 @@ export function createUserService(deps: {
      * the user active and adds `admin` to its roles. Answers the user as it was before.
      */
     async reinstateAdmin(id: string): Promise<UserRecord> {
-      const item = state.get<UserRecord>(keys.user(id));
-      if (!item) throw notFound('user', id);
+      const item = findItem(id);
       const before = item.value;
       const roles = before.roles.includes('admin') ? before.roles : [...before.roles, 'admin'];
       const user: UserRecord = { ...before, status: 'active', roles, updated_at: isoTime(clock()) };
@@ -198,8 +194,7 @@ export function createUserService(deps: {
      * the user's next request (policies are resolved per request).
      */
     async update(ctx: RequestContext, id: string, patch: { roles?: string[]; traits?: UserRecord['traits'] }) {
-      const item = state.get<UserRecord>(keys.user(id));
-      if (!item) throw notFound('user', id);
+      const item = findItem(id);
       const before = item.value;
       if (patch.roles) checkRolesExist(patch.roles);
       const after: UserRecord = {
@@ -244,8 +239,7 @@ export function createUserService(deps: {
       ctx: RequestContext,
       id: string,
     ): Promise<{ id: string; ended_sessions: string[]; confirmed_ended_sessions: string[] }> {
-      const item = state.get<UserRecord>(keys.user(id));
-      if (!item) throw notFound('user', id);
+      const item = findItem(id);
       const user = item.value;
       if (ctx.principal?.kind === 'user' && ctx.principal.id === id) {
         throw conflict('you cannot delete yourself; ask another administrator');

@@ -8,7 +8,7 @@ import { heldFoldedKey, nameConflicts } from '../auth/unique-names.js';
 import { translateConflicts } from '../backend/conflicts.js';
 import type { StateStore } from '../backend/state.js';
 import { type Clock, isoTime } from '../lib/clock.js';
-import { invalidField, notFound } from '../lib/errors.js';
+import { found, invalidField } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { page } from '../lib/paging.js';
 import type { SecretBox } from '../lib/secret-box.js';
@@ -74,11 +74,8 @@ export function createWebhookService(deps: {
 }) {
   const { state, audit, clock } = deps;
 
-  function find(id: string): WebhookRecord {
-    const hook = state.get<WebhookRecord>(webhookKeys.webhook(id))?.value;
-    if (!hook) throw notFound('webhook', id);
-    return hook;
-  }
+  const findItem = (id: string) => found(state.get<WebhookRecord>(webhookKeys.webhook(id)), 'webhook', id);
+  const find = (id: string): WebhookRecord => findItem(id).value;
 
   return {
     list(q: { page: number; per_page: number; status?: WebhookRecord['status'] }) {
@@ -136,8 +133,7 @@ export function createWebhookService(deps: {
 
     /** Deletes the webhook and its delivery records; attempts not yet made are not made. */
     async remove(ctx: RequestContext, id: string): Promise<void> {
-      const item = state.get<WebhookRecord>(webhookKeys.webhook(id));
-      if (!item) throw notFound('webhook', id);
+      const item = findItem(id);
       const deliveries = state.list(webhookKeys.deliveries(id));
       await translateConflicts(() =>
         state.write(
