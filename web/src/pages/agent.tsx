@@ -7,8 +7,9 @@ import { api, ok } from '../api/client';
 import { ConfirmButton } from '../components/confirm';
 import { SelectField, TextField } from '../components/field';
 import { formatLabels, parseList } from '../components/labels';
+import { QueryTable } from '../components/query-table';
 import { ShownOnce } from '../components/secret';
-import { Empty, Loading, ProblemView } from '../components/status';
+import { Loading, ProblemView } from '../components/status';
 import { useCan } from '../session';
 
 type Receipt = {
@@ -223,48 +224,34 @@ function Credentials({ agentId, active }: { agentId: string; active: boolean }) 
       )}
       {issue.isError && <ProblemView error={issue.error} title="No credential issued" inline />}
       {revoke.isError && <ProblemView error={revoke.error} title="Not revoked" />}
-      {query.isPending ? (
-        <Loading what="credentials" />
-      ) : query.isError ? (
-        <ProblemView error={query.error} />
-      ) : query.data.credentials.length === 0 ? (
-        <Empty>No credentials issued.</Empty>
-      ) : (
-        <table aria-label="Credentials">
-          <thead>
-            <tr>
-              <th>Id</th>
-              <th>Type</th>
-              <th>Roles</th>
-              <th>Expires</th>
-              <th>State</th>
-              <th />
-            </tr>
-          </thead>
-          <tbody>
-            {query.data.credentials.map((c) => (
-              <tr key={c.id}>
-                <td>
-                  <code>{c.id}</code>
-                </td>
-                <td>{c.type}</td>
-                <td>{c.roles?.join(', ') ?? 'all'}</td>
-                <td>{new Date(c.expires_at).toLocaleString()}</td>
-                <td>{c.revoked_at ? 'revoked' : new Date(c.expires_at) < new Date() ? 'expired' : 'valid'}</td>
-                <td>
-                  {canUpdate && !c.revoked_at && (
-                    <ConfirmButton
-                      label={`Revoke credential ${c.id}`}
-                      confirmLabel="Revoke it"
-                      onConfirm={() => revoke.mutate(c.id)}
-                    />
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <QueryTable
+        query={query}
+        what="credentials"
+        label="Credentials"
+        items={(d) => d.credentials}
+        empty="No credentials issued."
+        headers={['Id', 'Type', 'Roles', 'Expires', 'State', '']}
+        row={(c) => (
+          <tr key={c.id}>
+            <td>
+              <code>{c.id}</code>
+            </td>
+            <td>{c.type}</td>
+            <td>{c.roles?.join(', ') ?? 'all'}</td>
+            <td>{new Date(c.expires_at).toLocaleString()}</td>
+            <td>{c.revoked_at ? 'revoked' : new Date(c.expires_at) < new Date() ? 'expired' : 'valid'}</td>
+            <td>
+              {canUpdate && !c.revoked_at && (
+                <ConfirmButton
+                  label={`Revoke credential ${c.id}`}
+                  confirmLabel="Revoke it"
+                  onConfirm={() => revoke.mutate(c.id)}
+                />
+              )}
+            </td>
+          </tr>
+        )}
+      />
     </section>
   );
 }
@@ -299,42 +286,30 @@ function Delegations({ agentId }: { agentId: string }) {
       </button>
       {allow.isError && <ProblemView error={allow.error} title="Not delegated" />}
       {withdraw.isError && <ProblemView error={withdraw.error} title="Not withdrawn" />}
-      {query.isPending ? (
-        <Loading what="delegations" />
-      ) : query.isError ? (
-        <ProblemView error={query.error} />
-      ) : query.data.delegations.length === 0 ? (
-        <Empty>No delegations.</Empty>
-      ) : (
-        <table aria-label="Delegations">
-          <thead>
-            <tr>
-              <th>User</th>
-              <th>Since</th>
-              <th>Until</th>
-              <th />
-            </tr>
-          </thead>
-          <tbody>
-            {query.data.delegations.map((d) => (
-              <tr key={d.user_id}>
-                <td>
-                  <Link to={`/users/${d.user_id}`}>{d.user_id}</Link>
-                </td>
-                <td>{new Date(d.created_at).toLocaleString()}</td>
-                <td>{d.expires_at ? new Date(d.expires_at).toLocaleString() : 'no end'}</td>
-                <td>
-                  <ConfirmButton
-                    label={`Withdraw delegation of ${d.user_id}`}
-                    confirmLabel="Withdraw"
-                    onConfirm={() => withdraw.mutate(d.user_id)}
-                  />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <QueryTable
+        query={query}
+        what="delegations"
+        label="Delegations"
+        items={(data) => data.delegations}
+        empty="No delegations."
+        headers={['User', 'Since', 'Until', '']}
+        row={(d) => (
+          <tr key={d.user_id}>
+            <td>
+              <Link to={`/users/${d.user_id}`}>{d.user_id}</Link>
+            </td>
+            <td>{new Date(d.created_at).toLocaleString()}</td>
+            <td>{d.expires_at ? new Date(d.expires_at).toLocaleString() : 'no end'}</td>
+            <td>
+              <ConfirmButton
+                label={`Withdraw delegation of ${d.user_id}`}
+                confirmLabel="Withdraw"
+                onConfirm={() => withdraw.mutate(d.user_id)}
+              />
+            </td>
+          </tr>
+        )}
+      />
     </section>
   );
 }

@@ -4,9 +4,10 @@ import { type FormEvent, useState } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { api, ok } from '../api/client';
 import { SelectField, TextField } from '../components/field';
+import { FormToggle, PanelForm } from '../components/form-panel';
 import { formatLabels, parseLabels, parseList } from '../components/labels';
 import { Pager, usePage } from '../components/pager';
-import { Empty, Loading, ProblemView } from '../components/status';
+import { QueryTable } from '../components/query-table';
 import { useCan } from '../session';
 
 const PER_PAGE = 20;
@@ -57,9 +58,9 @@ export function AgentsPage() {
       <div className="title-row">
         <h1>Agents</h1>
         {canCreate && (
-          <button type="button" onClick={() => setCreating((c) => !c)} aria-expanded={creating}>
+          <FormToggle open={creating} onToggle={() => setCreating((c) => !c)}>
             Create an agent
-          </button>
+          </FormToggle>
         )}
       </div>
       {creating && <CreateAgent onDone={() => setCreating(false)} />}
@@ -86,45 +87,29 @@ export function AgentsPage() {
         <TextField label="Labels" value={labelInput} onChange={setLabelInput} placeholder="team=infra" />
         <button type="submit">Search</button>
       </form>
-      {query.isPending ? (
-        <Loading what="agents" />
-      ) : query.isError ? (
-        <ProblemView error={query.error} />
-      ) : query.data.agents.length === 0 ? (
-        <Empty>No agents match.</Empty>
-      ) : (
-        <>
-          <table aria-label="Agents">
-            <thead>
-              <tr>
-                <th>Name</th>
-                <th>Status</th>
-                <th>Owner</th>
-                <th>Roles</th>
-                <th>Labels</th>
-                <th>Last used</th>
-              </tr>
-            </thead>
-            <tbody>
-              {query.data.agents.map((a) => (
-                <tr key={a.id}>
-                  <td>
-                    <Link to={`/agents/${a.id}`}>{a.name}</Link>
-                  </td>
-                  <td>{a.status}</td>
-                  <td>
-                    <code>{a.owner}</code>
-                  </td>
-                  <td>{a.roles.join(', ')}</td>
-                  <td>{formatLabels(a.labels)}</td>
-                  <td>{a.last_used_at ? new Date(a.last_used_at).toLocaleString() : 'never'}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-          <Pager total={query.data.pagination.total} page={page} perPage={PER_PAGE} />
-        </>
-      )}
+      <QueryTable
+        query={query}
+        what="agents"
+        label="Agents"
+        items={(d) => d.agents}
+        empty="No agents match."
+        headers={['Name', 'Status', 'Owner', 'Roles', 'Labels', 'Last used']}
+        row={(a) => (
+          <tr key={a.id}>
+            <td>
+              <Link to={`/agents/${a.id}`}>{a.name}</Link>
+            </td>
+            <td>{a.status}</td>
+            <td>
+              <code>{a.owner}</code>
+            </td>
+            <td>{a.roles.join(', ')}</td>
+            <td>{formatLabels(a.labels)}</td>
+            <td>{a.last_used_at ? new Date(a.last_used_at).toLocaleString() : 'never'}</td>
+          </tr>
+        )}
+        footer={(d) => <Pager total={d.pagination.total} page={page} perPage={PER_PAGE} />}
+      />
     </section>
   );
 }
@@ -158,14 +143,7 @@ function CreateAgent({ onDone }: { onDone: () => void }) {
   });
   const p = mutation.error;
   return (
-    <form
-      className="panel"
-      aria-label="Create an agent"
-      onSubmit={(e) => {
-        e.preventDefault();
-        mutation.mutate();
-      }}
-    >
+    <PanelForm label="Create an agent" mutation={mutation} submit="Create agent" failed="Not created" onCancel={onDone}>
       <TextField label="Agent name" path="/body/name" problem={p} value={name} onChange={setName} required />
       <TextField label="Roles" path="/body/roles" problem={p} value={roles} onChange={setRoles} placeholder="auditor" />
       <TextField
@@ -191,15 +169,6 @@ function CreateAgent({ onDone }: { onDone: () => void }) {
         onChange={setLabels}
         placeholder="team=infra"
       />
-      <div className="row">
-        <button type="submit" disabled={mutation.isPending}>
-          Create agent
-        </button>
-        <button type="button" onClick={onDone}>
-          Cancel
-        </button>
-      </div>
-      {mutation.isError && <ProblemView error={mutation.error} title="Not created" inline />}
-    </form>
+    </PanelForm>
   );
 }

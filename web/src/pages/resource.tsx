@@ -6,6 +6,7 @@ import { Link, useNavigate, useParams } from 'react-router';
 import { api, type Body, ok } from '../api/client';
 import { ConfirmButton } from '../components/confirm';
 import { SelectField, TextField } from '../components/field';
+import { FormToggle, PanelForm } from '../components/form-panel';
 import { formatLabels, parseLabels } from '../components/labels';
 import { CopyButton } from '../components/secret';
 import { Empty, Loading, ProblemView } from '../components/status';
@@ -44,9 +45,9 @@ export function ResourcePage() {
       <div className="title-row">
         <h1>{r.name}</h1>
         {canUpdate && (
-          <button type="button" onClick={() => setEditing((e) => !e)} aria-expanded={editing}>
+          <FormToggle open={editing} onToggle={() => setEditing((e) => !e)}>
             Edit resource
-          </button>
+          </FormToggle>
         )}
         {canDelete && (
           <ConfirmButton label="Delete resource" confirmLabel={`Delete ${r.name}`} onConfirm={() => remove.mutate()} />
@@ -154,14 +155,7 @@ function EditResource({ resource: r, onDone }: { resource: ResourceView; onDone:
   });
   const p = save.error;
   return (
-    <form
-      className="panel"
-      aria-label="Edit resource"
-      onSubmit={(e) => {
-        e.preventDefault();
-        save.mutate();
-      }}
-    >
+    <PanelForm label="Edit resource" mutation={save} submit="Save changes" failed="Not saved" onCancel={onDone}>
       {r.kind === 'app' ? (
         <TextField label="URI" path="/body/uri" problem={p} value={uri} onChange={setUri} />
       ) : (
@@ -183,15 +177,6 @@ function EditResource({ resource: r, onDone }: { resource: ResourceView; onDone:
         value={description}
         onChange={setDescription}
       />
-      <div className="row">
-        <button type="submit" disabled={save.isPending}>
-          Save changes
-        </button>
-        <button type="button" onClick={onDone}>
-          Cancel
-        </button>
-      </div>
-      {save.isError && <ProblemView error={save.error} title="Not saved" inline />}
-    </form>
+    </PanelForm>
   );
 }

@@ -1,13 +1,14 @@
 // Servers, databases and apps: server-side paging, kind and label filters, text search;
 // register one (its page, resource.tsx, shows and edits it).
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useState } from 'react';
+import { useState } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { api, type Body, ok } from '../api/client';
 import { SelectField, TextField } from '../components/field';
+import { FormToggle, PanelForm } from '../components/form-panel';
 import { formatLabels, parseLabels } from '../components/labels';
 import { Pager, usePage } from '../components/pager';
-import { Empty, Loading, ProblemView } from '../components/status';
+import { QueryTable } from '../components/query-table';
 import { useCan } from '../session';
 
 type Kind = 'server' | 'database' | 'app';
@@ -50,9 +51,9 @@ export function ResourcesPage() {
       <div className="title-row">
         <h1>Resources</h1>
         {canCreate && (
-          <button type="button" onClick={() => setRegistering((r) => !r)} aria-expanded={registering}>
+          <FormToggle open={registering} onToggle={() => setRegistering((r) => !r)}>
             Register a resource
-          </button>
+          </FormToggle>
         )}
       </div>
       {registering && <RegisterResource onDone={() => setRegistering(false)} />}
@@ -69,39 +70,25 @@ export function ResourcesPage() {
           })
         }
       />
-      {query.isPending ? (
-        <Loading what="resources" />
-      ) : query.isError ? (
-        <ProblemView error={query.error} />
-      ) : query.data.resources.length === 0 ? (
-        <Empty>No resources match.{canCreate ? ' Register one above.' : ''}</Empty>
-      ) : (
-        <>
-          <table aria-label="Resources">
-            <thead>
-              <tr>
-                <th>Name</th>
-                <th>Kind</th>
-                <th>Address</th>
-                <th>Labels</th>
-              </tr>
-            </thead>
-            <tbody>
-              {query.data.resources.map((r) => (
-                <tr key={r.id}>
-                  <td>
-                    <Link to={`/resources/${r.id}`}>{r.name}</Link>
-                  </td>
-                  <td>{r.kind}</td>
-                  <td>{r.address ?? r.uri ?? ''}</td>
-                  <td>{formatLabels(r.labels)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-          <Pager total={query.data.pagination.total} page={page} perPage={PER_PAGE} />
-        </>
-      )}
+      <QueryTable
+        query={query}
+        what="resources"
+        label="Resources"
+        items={(d) => d.resources}
+        empty={<>No resources match.{canCreate ? ' Register one above.' : ''}</>}
+        headers={['Name', 'Kind', 'Address', 'Labels']}
+        row={(r) => (
+          <tr key={r.id}>
+            <td>
+              <Link to={`/resources/${r.id}`}>{r.name}</Link>
+            </td>
+            <td>{r.kind}</td>
+            <td>{r.address ?? r.uri ?? ''}</td>
+            <td>{formatLabels(r.labels)}</td>
+          </tr>
+        )}
+        footer={(d) => <Pager total={d.pagination.total} page={page} perPage={PER_PAGE} />}
+      />
     </section>
   );
 }
@@ -185,13 +172,15 @@ function RegisterResource({ onDone }: { onDone: () => void }) {
       navigate(`/resources/${created.id}`);
     },
   });
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    mutation.mutate();
-  };
   const p = mutation.error;
   return (
-    <form className="panel" aria-label="Register a resource" onSubmit={submit}>
+    <PanelForm
+      label="Register a resource"
+      mutation={mutation}
+      submit="Register"
+      failed="Not registered"
+      onCancel={onDone}
+    >
       <SelectField
         label="Resource kind"
         value={kind}
@@ -238,15 +227,6 @@ function RegisterResource({ onDone }: { onDone: () => void }) {
         value={description}
         onChange={setDescription}
       />
-      <div className="row">
-        <button type="submit" disabled={mutation.isPending}>
-          Register
-        </button>
-        <button type="button" onClick={onDone}>
-          Cancel
-        </button>
-      </div>
-      {mutation.isError && <ProblemView error={mutation.error} title="Not registered" inline />}
-    </form>
+    </PanelForm>
   );
 }

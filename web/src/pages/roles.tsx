@@ -3,7 +3,7 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import { api, ok } from '../api/client';
 import { Pager, usePage } from '../components/pager';
-import { Empty, Loading, ProblemView } from '../components/status';
+import { QueryTable } from '../components/query-table';
 import { useCan } from '../session';
 
 const PER_PAGE = 50;
@@ -26,37 +26,24 @@ export function RolesPage() {
           </Link>
         )}
       </div>
-      {query.isPending ? (
-        <Loading what="roles" />
-      ) : query.isError ? (
-        <ProblemView error={query.error} />
-      ) : query.data.roles.length === 0 ? (
-        <Empty>No roles.</Empty>
-      ) : (
-        <>
-          <table aria-label="Roles">
-            <thead>
-              <tr>
-                <th>Name</th>
-                <th>Description</th>
-                <th>Kind</th>
-              </tr>
-            </thead>
-            <tbody>
-              {query.data.roles.map((r) => (
-                <tr key={r.id}>
-                  <td>
-                    <Link to={`/roles/${r.id}`}>{r.name}</Link>
-                  </td>
-                  <td>{r.description}</td>
-                  <td>{r.builtin ? 'built-in' : 'custom'}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-          <Pager total={query.data.pagination.total} page={page} perPage={PER_PAGE} />
-        </>
-      )}
+      <QueryTable
+        query={query}
+        what="roles"
+        label="Roles"
+        items={(d) => d.roles}
+        empty="No roles."
+        headers={['Name', 'Description', 'Kind']}
+        row={(r) => (
+          <tr key={r.id}>
+            <td>
+              <Link to={`/roles/${r.id}`}>{r.name}</Link>
+            </td>
+            <td>{r.description}</td>
+            <td>{r.builtin ? 'built-in' : 'custom'}</td>
+          </tr>
+        )}
+        footer={(d) => <Pager total={d.pagination.total} page={page} perPage={PER_PAGE} />}
+      />
     </section>
   );
 }

@@ -7,7 +7,8 @@ import { api, ok } from '../api/client';
 import { ConfirmButton } from '../components/confirm';
 import { SelectField, TextField } from '../components/field';
 import { Pager, usePage } from '../components/pager';
-import { Empty, Loading, ProblemView } from '../components/status';
+import { QueryTable } from '../components/query-table';
+import { Loading, ProblemView } from '../components/status';
 import { useCan } from '../session';
 import { LiveView } from './live-view';
 import { Recording } from './recording';
@@ -109,45 +110,29 @@ export function SessionsPage() {
         />
         <button type="submit">Search</button>
       </form>
-      {query.isPending ? (
-        <Loading what="sessions" />
-      ) : query.isError ? (
-        <ProblemView error={query.error} />
-      ) : query.data.sessions.length === 0 ? (
-        <Empty>No sessions match.</Empty>
-      ) : (
-        <>
-          <table aria-label="Sessions">
-            <thead>
-              <tr>
-                <th>Session</th>
-                <th>Who</th>
-                <th>Where</th>
-                <th>Type</th>
-                <th>Status</th>
-                <th>Started</th>
-              </tr>
-            </thead>
-            <tbody>
-              {query.data.sessions.map((s) => (
-                <tr key={s.id}>
-                  <td>
-                    <Link to={`/sessions/${s.id}`}>{s.id}</Link>
-                  </td>
-                  <td>{s.principal.name}</td>
-                  <td>
-                    {s.login}@{s.resource.name}
-                  </td>
-                  <td>{s.command ? `${s.type}: ${s.command}` : s.type}</td>
-                  <td>{s.status === 'active' ? 'live' : s.status}</td>
-                  <td>{new Date(s.started_at).toLocaleString()}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-          <Pager total={query.data.pagination.total} page={page} perPage={PER_PAGE} />
-        </>
-      )}
+      <QueryTable
+        query={query}
+        what="sessions"
+        label="Sessions"
+        items={(d) => d.sessions}
+        empty="No sessions match."
+        headers={['Session', 'Who', 'Where', 'Type', 'Status', 'Started']}
+        row={(s) => (
+          <tr key={s.id}>
+            <td>
+              <Link to={`/sessions/${s.id}`}>{s.id}</Link>
+            </td>
+            <td>{s.principal.name}</td>
+            <td>
+              {s.login}@{s.resource.name}
+            </td>
+            <td>{s.command ? `${s.type}: ${s.command}` : s.type}</td>
+            <td>{s.status === 'active' ? 'live' : s.status}</td>
+            <td>{new Date(s.started_at).toLocaleString()}</td>
+          </tr>
+        )}
+        footer={(d) => <Pager total={d.pagination.total} page={page} perPage={PER_PAGE} />}
+      />
     </section>
   );
 }

@@ -5,9 +5,11 @@ import { Link, useNavigate, useParams } from 'react-router';
 import { api, ok } from '../api/client';
 import { ConfirmButton } from '../components/confirm';
 import { TextField } from '../components/field';
+import { FormToggle, PanelForm } from '../components/form-panel';
 import { parseList } from '../components/labels';
+import { QueryTable } from '../components/query-table';
 import { ShownOnce } from '../components/secret';
-import { Empty, Loading, ProblemView } from '../components/status';
+import { Loading, ProblemView } from '../components/status';
 import { useCan } from '../session';
 
 export function UserPage() {
@@ -39,9 +41,9 @@ export function UserPage() {
       <div className="title-row">
         <h1>{u.name}</h1>
         {canUpdate && (
-          <button type="button" onClick={() => setEditing((e) => !e)} aria-expanded={editing}>
+          <FormToggle open={editing} onToggle={() => setEditing((e) => !e)}>
             Edit roles and logins
-          </button>
+          </FormToggle>
         )}
         {canDelete && (
           <ConfirmButton label="Delete user" confirmLabel={`Delete ${u.name}`} onConfirm={() => remove.mutate()} />
@@ -89,26 +91,10 @@ function EditUser({ user: u, onDone }: { user: UserView; onDone: () => void }) {
     },
   });
   return (
-    <form
-      className="panel"
-      aria-label="Edit user"
-      onSubmit={(e) => {
-        e.preventDefault();
-        save.mutate();
-      }}
-    >
+    <PanelForm label="Edit user" mutation={save} submit="Save changes" failed="Not saved" onCancel={onDone}>
       <TextField label="Roles" path="/body/roles" problem={save.error} value={roles} onChange={setRoles} />
       <TextField label="Logins" path="/body/traits" problem={save.error} value={logins} onChange={setLogins} />
-      <div className="row">
-        <button type="submit" disabled={save.isPending}>
-          Save changes
-        </button>
-        <button type="button" onClick={onDone}>
-          Cancel
-        </button>
-      </div>
-      {save.isError && <ProblemView error={save.error} title="Not saved" inline />}
-    </form>
+    </PanelForm>
   );
 }
 
@@ -163,46 +149,33 @@ function ApiKeys({ userId }: { userId: string }) {
       )}
       {create.isError && <ProblemView error={create.error} title="No key created" inline />}
       {remove.isError && <ProblemView error={remove.error} title="Key not deleted" />}
-      {query.isPending ? (
-        <Loading what="API keys" />
-      ) : query.isError ? (
-        <ProblemView error={query.error} />
-      ) : query.data.api_keys.length === 0 ? (
-        <Empty>No API keys.</Empty>
-      ) : (
-        <table aria-label="API keys">
-          <thead>
-            <tr>
-              <th>Name</th>
-              <th>Starts with</th>
-              <th>Created</th>
-              <th>Expires</th>
-              <th />
-            </tr>
-          </thead>
-          <tbody>
-            {query.data.api_keys.map((k) => (
-              <tr key={k.id}>
-                <td>{k.name}</td>
-                <td>
-                  <code>{k.hint}</code>
-                </td>
-                <td>{new Date(k.created_at).toLocaleString()}</td>
-                <td>{k.expires_at ? new Date(k.expires_at).toLocaleString() : 'never'}</td>
-                <td>
-                  {canUpdate && (
-                    <ConfirmButton
-                      label={`Delete key ${k.name}`}
-                      confirmLabel="Delete it"
-                      onConfirm={() => remove.mutate(k.id)}
-                    />
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <QueryTable
+        query={query}
+        what="API keys"
+        label="API keys"
+        items={(d) => d.api_keys}
+        empty="No API keys."
+        headers={['Name', 'Starts with', 'Created', 'Expires', '']}
+        row={(k) => (
+          <tr key={k.id}>
+            <td>{k.name}</td>
+            <td>
+              <code>{k.hint}</code>
+            </td>
+            <td>{new Date(k.created_at).toLocaleString()}</td>
+            <td>{k.expires_at ? new Date(k.expires_at).toLocaleString() : 'never'}</td>
+            <td>
+              {canUpdate && (
+                <ConfirmButton
+                  label={`Delete key ${k.name}`}
+                  confirmLabel="Delete it"
+                  onConfirm={() => remove.mutate(k.id)}
+                />
+              )}
+            </td>
+          </tr>
+        )}
+      />
     </section>
   );
 }

@@ -1,12 +1,13 @@
 // Users: the list (filtered on the server by name and role) and creating one; user.tsx shows one.
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useState } from 'react';
+import { useState } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { api, ok } from '../api/client';
 import { TextField } from '../components/field';
+import { FormToggle, PanelForm } from '../components/form-panel';
 import { parseList } from '../components/labels';
 import { Pager, usePage } from '../components/pager';
-import { Empty, Loading, ProblemView } from '../components/status';
+import { QueryTable } from '../components/query-table';
 import { useCan } from '../session';
 
 const PER_PAGE = 20;
@@ -35,9 +36,9 @@ export function UsersPage() {
       <div className="title-row">
         <h1>Users</h1>
         {canCreate && (
-          <button type="button" onClick={() => setCreating((c) => !c)} aria-expanded={creating}>
+          <FormToggle open={creating} onToggle={() => setCreating((c) => !c)}>
             Create a user
-          </button>
+          </FormToggle>
         )}
       </div>
       {creating && <CreateUser onDone={() => setCreating(false)} />}
@@ -56,39 +57,25 @@ export function UsersPage() {
         <TextField label="Has role" value={roleInput} onChange={setRoleInput} placeholder="role name" />
         <button type="submit">Search</button>
       </form>
-      {query.isPending ? (
-        <Loading what="users" />
-      ) : query.isError ? (
-        <ProblemView error={query.error} />
-      ) : query.data.users.length === 0 ? (
-        <Empty>No users match.</Empty>
-      ) : (
-        <>
-          <table aria-label="Users">
-            <thead>
-              <tr>
-                <th>Name</th>
-                <th>Roles</th>
-                <th>Status</th>
-                <th>Created</th>
-              </tr>
-            </thead>
-            <tbody>
-              {query.data.users.map((u) => (
-                <tr key={u.id}>
-                  <td>
-                    <Link to={`/users/${u.id}`}>{u.name}</Link>
-                  </td>
-                  <td>{u.roles.join(', ')}</td>
-                  <td>{u.status}</td>
-                  <td>{new Date(u.created_at).toLocaleString()}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-          <Pager total={query.data.pagination.total} page={page} perPage={PER_PAGE} />
-        </>
-      )}
+      <QueryTable
+        query={query}
+        what="users"
+        label="Users"
+        items={(d) => d.users}
+        empty="No users match."
+        headers={['Name', 'Roles', 'Status', 'Created']}
+        row={(u) => (
+          <tr key={u.id}>
+            <td>
+              <Link to={`/users/${u.id}`}>{u.name}</Link>
+            </td>
+            <td>{u.roles.join(', ')}</td>
+            <td>{u.status}</td>
+            <td>{new Date(u.created_at).toLocaleString()}</td>
+          </tr>
+        )}
+        footer={(d) => <Pager total={d.pagination.total} page={page} perPage={PER_PAGE} />}
+      />
     </section>
   );
 }
@@ -114,13 +101,9 @@ function CreateUser({ onDone }: { onDone: () => void }) {
       navigate(`/users/${user.id}`);
     },
   });
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    mutation.mutate();
-  };
   const p = mutation.error;
   return (
-    <form className="panel" aria-label="Create a user" onSubmit={submit}>
+    <PanelForm label="Create a user" mutation={mutation} submit="Create user" failed="Not created" onCancel={onDone}>
       <TextField label="User name" path="/body/name" problem={p} value={name} onChange={setName} required />
       <TextField
         label="Roles"
@@ -139,15 +122,6 @@ function CreateUser({ onDone }: { onDone: () => void }) {
         placeholder="ubuntu, deploy"
         hint="traits.logins: the logins roles grant with {{traits.logins}}"
       />
-      <div className="row">
-        <button type="submit" disabled={mutation.isPending}>
-          Create user
-        </button>
-        <button type="button" onClick={onDone}>
-          Cancel
-        </button>
-      </div>
-      {mutation.isError && <ProblemView error={mutation.error} title="Not created" inline />}
-    </form>
+    </PanelForm>
   );
 }
