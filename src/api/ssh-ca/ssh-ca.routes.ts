@@ -4,7 +4,7 @@
 import { Type } from '@sinclair/typebox';
 import type { Services } from '../../services.js';
 import type { App } from '../app-types.js';
-import { responses } from '../schemas.js';
+import { declareRoutes } from '../declare-routes.js';
 
 const SshCa = Type.Object(
   {
@@ -15,15 +15,13 @@ const SshCa = Type.Object(
 );
 
 export function sshCaRoutes(app: App, deps: Pick<Services, 'userCa'>): void {
-  app.get(
+  const route = declareRoutes(app, { tags: ['auth'], resource: 'resources' });
+  route.get(
     '/v1/auth/ssh-ca',
     {
-      config: { permission: { resource: 'resources', verb: 'read' } },
-      schema: {
-        tags: ['auth'],
-        summary: "Export the SSH user CA's public key (for TrustedUserCAKeys on target servers)",
-        response: responses({ 200: SshCa }),
-      },
+      permission: 'read',
+      summary: "Export the SSH user CA's public key (for TrustedUserCAKeys on target servers)",
+      200: SshCa,
     },
     async () => ({
       public_key: deps.userCa.publicKey,
