@@ -1,6 +1,7 @@
 // The console's forms that open in place (create a user, edit a resource…): the button that shows
-// or hides one, and the form itself with its buttons and the API's refusal.
-import type { ReactNode } from 'react';
+// or hides one (with a list page's title, or on its own), and the form itself with its buttons and
+// the API's refusal.
+import { type ReactNode, useState } from 'react';
 import { ProblemView } from './status';
 
 /** Shows or hides the form; says which it is to assistive technology (aria-expanded). */
@@ -9,6 +10,35 @@ export function FormToggle({ open, onToggle, children }: { open: boolean; onTogg
     <button type="button" onClick={onToggle} aria-expanded={open}>
       {children}
     </button>
+  );
+}
+
+/** A list page's title with the button that opens its create form, for those who may create. */
+export function TitleWithForm({
+  title,
+  button,
+  allowed,
+  form,
+}: {
+  title: string;
+  button: string;
+  allowed: boolean;
+  /** The form, given what closes it (after it is done, or cancelled). */
+  form: (close: () => void) => ReactNode;
+}) {
+  const [open, setOpen] = useState(false);
+  return (
+    <>
+      <div className="title-row">
+        <h1>{title}</h1>
+        {allowed && (
+          <FormToggle open={open} onToggle={() => setOpen((o) => !o)}>
+            {button}
+          </FormToggle>
+        )}
+      </div>
+      {open && form(() => setOpen(false))}
+    </>
   );
 }
 

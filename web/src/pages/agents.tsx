@@ -4,7 +4,7 @@ import { type FormEvent, useState } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { api, ok } from '../api/client';
 import { SelectField, TextField } from '../components/field';
-import { FormToggle, PanelForm } from '../components/form-panel';
+import { PanelForm, TitleWithForm } from '../components/form-panel';
 import { formatLabels, parseLabels, parseList } from '../components/labels';
 import { Pager, usePage } from '../components/pager';
 import { QueryTable } from '../components/query-table';
@@ -24,7 +24,6 @@ export function AgentsPage() {
   const [ownerInput, setOwnerInput] = useState(owner);
   const [labelInput, setLabelInput] = useState(label.join(', '));
   const canCreate = useCan('agents', 'create');
-  const [creating, setCreating] = useState(false);
   const query = useQuery({
     queryKey: ['agents', { page, status, name, owner, label }],
     queryFn: () =>
@@ -55,15 +54,12 @@ export function AgentsPage() {
   };
   return (
     <section>
-      <div className="title-row">
-        <h1>Agents</h1>
-        {canCreate && (
-          <FormToggle open={creating} onToggle={() => setCreating((c) => !c)}>
-            Create an agent
-          </FormToggle>
-        )}
-      </div>
-      {creating && <CreateAgent onDone={() => setCreating(false)} />}
+      <TitleWithForm
+        title="Agents"
+        button="Create an agent"
+        allowed={canCreate}
+        form={(close) => <CreateAgent onDone={close} />}
+      />
       <form className="filters" aria-label="Filter agents" onSubmit={apply}>
         <SelectField
           label="Status"

@@ -5,7 +5,7 @@ import { useState } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { api, type Body, ok } from '../api/client';
 import { SelectField, TextField } from '../components/field';
-import { FormToggle, PanelForm } from '../components/form-panel';
+import { PanelForm, TitleWithForm } from '../components/form-panel';
 import { formatLabels, parseLabels } from '../components/labels';
 import { Pager, usePage } from '../components/pager';
 import { QueryTable } from '../components/query-table';
@@ -21,7 +21,6 @@ export function ResourcesPage() {
   const search = params.get('search') ?? '';
   const labels = params.getAll('label');
   const canCreate = useCan('resources', 'create');
-  const [registering, setRegistering] = useState(false);
   const query = useQuery({
     queryKey: ['resources', { page, kind, search, labels }],
     queryFn: () =>
@@ -48,15 +47,12 @@ export function ResourcesPage() {
   };
   return (
     <section>
-      <div className="title-row">
-        <h1>Resources</h1>
-        {canCreate && (
-          <FormToggle open={registering} onToggle={() => setRegistering((r) => !r)}>
-            Register a resource
-          </FormToggle>
-        )}
-      </div>
-      {registering && <RegisterResource onDone={() => setRegistering(false)} />}
+      <TitleWithForm
+        title="Resources"
+        button="Register a resource"
+        allowed={canCreate}
+        form={(close) => <RegisterResource onDone={close} />}
+      />
       <ResourceFilters
         kind={kind}
         search={search}

@@ -4,7 +4,7 @@ import { useState } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { api, ok } from '../api/client';
 import { TextField } from '../components/field';
-import { FormToggle, PanelForm } from '../components/form-panel';
+import { PanelForm, TitleWithForm } from '../components/form-panel';
 import { parseList } from '../components/labels';
 import { Pager, usePage } from '../components/pager';
 import { QueryTable } from '../components/query-table';
@@ -20,7 +20,6 @@ export function UsersPage() {
   const [nameInput, setNameInput] = useState(name);
   const [roleInput, setRoleInput] = useState(role);
   const canCreate = useCan('users', 'create');
-  const [creating, setCreating] = useState(false);
   const query = useQuery({
     queryKey: ['users', { page, name, role }],
     queryFn: () =>
@@ -33,15 +32,12 @@ export function UsersPage() {
   });
   return (
     <section>
-      <div className="title-row">
-        <h1>Users</h1>
-        {canCreate && (
-          <FormToggle open={creating} onToggle={() => setCreating((c) => !c)}>
-            Create a user
-          </FormToggle>
-        )}
-      </div>
-      {creating && <CreateUser onDone={() => setCreating(false)} />}
+      <TitleWithForm
+        title="Users"
+        button="Create a user"
+        allowed={canCreate}
+        form={(close) => <CreateUser onDone={close} />}
+      />
       <form
         className="filters"
         aria-label="Filter users"
