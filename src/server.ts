@@ -373,7 +373,7 @@ export async function startGatehouse(
         .catch((err) => logger.warn({ err }, 'cannot end the sessions a crash left active'));
       sshProxy = createSshProxy({
         hostKey: loadOrCreateHostKey(dataDir).privateKey,
-        access: createSshAccess({ state: services.state, pipeline: services.pipeline }),
+        access: createSshAccess({ checker: services.access, pipeline: services.pipeline }),
         tokens: services.tokens,
         tickets: services.tickets,
         findKeyOwner: (blob) => services.sshKeys.findPrincipalByKey(blob),

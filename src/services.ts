@@ -2,7 +2,7 @@
 // shared by every listener.
 
 import { resolve } from 'node:path';
-import { createAccessChecker } from './access/access-checker.js';
+import { type AccessChecker, createAccessChecker } from './access/access-checker.js';
 import { type AgentBasics, type AgentServices, createAgentBasics, createAgentServices } from './agents/wiring.js';
 import { type AuditLog, createAuditLog } from './audit/audit-log.js';
 import { auditReadiness } from './audit/readiness.js';
@@ -46,6 +46,8 @@ import { createWebhookService, type WebhookService } from './webhooks/webhook-se
 
 export interface Services extends AgentServices, AgentBasics {
   state: StateStore;
+  /** The one access checker: the API's tickets, every proxy and the session guard decide through it. */
+  access: AccessChecker;
   audit: AuditLog;
   /** The store the audit log appends to (the webhook dispatcher tails it). */
   auditStore: AuditStore;
@@ -226,6 +228,7 @@ export async function createServices(deps: {
 
   return {
     state,
+    access,
     audit,
     covering,
     pipeline,

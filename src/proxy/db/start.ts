@@ -1,7 +1,6 @@
 // Starts the PostgreSQL proxy for the composition root (server.ts), so its wiring stays one call.
 
 import type { Logger } from 'pino';
-import { createAccessChecker } from '../../access/access-checker.js';
 import type { DoorOptions } from '../../net/listener-limits.js';
 import type { Services } from '../../services.js';
 import { createCancelKeys } from './cancel-keys.js';
@@ -21,7 +20,7 @@ export async function startDbProxy(
   },
 ): Promise<{ proxy: DbProxy; addr: { host: string; port: number } }> {
   const proxy = createDbProxy({
-    access: createAccessChecker({ state: services.state }),
+    access: services.access,
     pipeline: services.pipeline,
     tokens: services.tokens,
     tickets: services.tickets,

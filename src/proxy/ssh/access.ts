@@ -2,11 +2,10 @@
 // checker decides (one role must select the server and allow the login; denies apply across roles);
 // this file only adds what is SSH's own (the `login@server` user name, principals by reference).
 
-import { createAccessChecker, type ResourceRef } from '../../access/access-checker.js';
+import type { AccessChecker, ResourceRef } from '../../access/access-checker.js';
 import type { Principal } from '../../auth/principal.js';
 import type { PrincipalPipeline, PrincipalScope } from '../../auth/principal-pipeline.js';
 import type { PrincipalRef } from '../../auth/records.js';
-import type { StateStore } from '../../backend/state.js';
 import type { SessionOptions } from '../../rbac/policy.js';
 
 export type AuthMethod = NonNullable<Principal['method']>;
@@ -36,8 +35,12 @@ export function parseTarget(username: string): { login: string; server: string }
 
 export type SshAccess = ReturnType<typeof createSshAccess>;
 
-export function createSshAccess(deps: { state: StateStore; pipeline: Pick<PrincipalPipeline, 'tryResolve'> }) {
-  const checker = createAccessChecker({ state: deps.state });
+export function createSshAccess(deps: {
+  /** The one access checker, built by the composition root. */
+  checker: Pick<AccessChecker, 'find' | 'authorize'>;
+  pipeline: Pick<PrincipalPipeline, 'tryResolve'>;
+}) {
+  const { checker } = deps;
   const findServer = (name: string): ServerRef | undefined => checker.find<ServerRef & ResourceRef>('server', name);
 
   return {
