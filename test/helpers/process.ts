@@ -8,18 +8,23 @@ export interface Running {
   webUrl: string;
 }
 
+/** A child Gatehouse's listeners on free loopback ports, quiet logs, no webhook deliveries. */
+export const CHILD_ENV: Record<string, string> = {
+  GATEHOUSE_AUTH_ADDR: '127.0.0.1:0',
+  GATEHOUSE_WEB_ADDR: '127.0.0.1:0',
+  GATEHOUSE_SSH_ADDR: '127.0.0.1:0',
+  GATEHOUSE_DB_ADDR: '127.0.0.1:0',
+  GATEHOUSE_KUBE_ADDR: '127.0.0.1:0',
+  GATEHOUSE_METRICS_ADDR: '127.0.0.1:0',
+  GATEHOUSE_WEBHOOKS_DELIVER: 'false',
+  GATEHOUSE_LOG_LEVEL: 'warn',
+};
+
 const spawnGatehouse = (env: Record<string, string>, args: string[]): ChildProcess =>
   spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], {
     env: {
       PATH: process.env.PATH ?? '',
-      GATEHOUSE_AUTH_ADDR: '127.0.0.1:0',
-      GATEHOUSE_WEB_ADDR: '127.0.0.1:0',
-      GATEHOUSE_SSH_ADDR: '127.0.0.1:0',
-      GATEHOUSE_DB_ADDR: '127.0.0.1:0',
-      GATEHOUSE_KUBE_ADDR: '127.0.0.1:0',
-      GATEHOUSE_METRICS_ADDR: '127.0.0.1:0',
-      GATEHOUSE_WEBHOOKS_DELIVER: 'false',
-      GATEHOUSE_LOG_LEVEL: 'warn',
+      ...CHILD_ENV,
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -12,6 +12,7 @@ import { type FakeKube, startFakeKube } from './fake-kube-apiserver.js';
 import { kubectl } from './fake-kube-apiserver-kubectl.js';
 import { api, type TestServer } from './gatehouse.js';
 import { kubeClusterClient, SEE, type UserKubeconfig } from './kube-cluster.js';
+import { CHILD_ENV } from './process.js';
 import { psql, through } from './psql.js';
 import { generateClientKey, type SshClientOptions, sshExec } from './ssh-client.js';
 import { type Sshd, startSshd } from './sshd.js';
@@ -52,14 +53,7 @@ export function spawnGatehouse(env: Record<string, string>, opts: { nofile?: num
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '',
       GATEHOUSE_BOOTSTRAP_API_KEY: BOOTSTRAP_KEY,
-      GATEHOUSE_AUTH_ADDR: '127.0.0.1:0',
-      GATEHOUSE_WEB_ADDR: '127.0.0.1:0',
-      GATEHOUSE_SSH_ADDR: '127.0.0.1:0',
-      GATEHOUSE_DB_ADDR: '127.0.0.1:0',
-      GATEHOUSE_KUBE_ADDR: '127.0.0.1:0',
-      GATEHOUSE_METRICS_ADDR: '127.0.0.1:0',
-      GATEHOUSE_WEBHOOKS_DELIVER: 'false',
-      GATEHOUSE_LOG_LEVEL: 'warn',
+      ...CHILD_ENV,
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
