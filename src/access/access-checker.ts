@@ -3,8 +3,9 @@
 // (selectors, deny wins) — a resource it may not see does not exist for it — and one role that
 // selects it must allow every "as whom" value asked (login; database user with database name), as
 // `policy.allowsOn` decides (globs, traits, deny wins). An agent's and a delegated agent's policy is
-// already the intersection (principal-pipeline.ts). Inside a Kubernetes cluster, which objects it
-// reaches is kube_resources' of the roles that select that cluster (kubeObject, kubeItem).
+// already the intersection (principal-pipeline.ts). Inside a Kubernetes cluster, as whom it acts is
+// kube_users' and kube_groups' of the roles that select that cluster (kubeIdentity), and which
+// objects it reaches is their kube_resources' (kubeObject, kubeItem).
 import type { Principal } from '../auth/principal.js';
 import { keys } from '../auth/records.js';
 import type { StateStore } from '../backend/state.js';
@@ -49,6 +50,20 @@ function refusal(policy: Policy, resource: ResourceRef, as: readonly AsValue[]):
   return `no one role allows ${asked} on ${resource.name}`;
 }
 
+/** The Kubernetes users and groups a principal may act as on one cluster: values, never patterns. */
+export interface KubeIdentity {
+  users: string[];
+  groups: string[];
+}
+
+/**
+ * The Kubernetes user of a principal whose roles name groups but no kube_users: a name in Gatehouse's
+ * own namespace, never one the principal chose. An agent's name is picked by whoever creates it (an
+ * agent named `kubernetes-admin` would otherwise act as that cluster user), so agents go by id.
+ */
+export const implicitKubeUser = (p: Pick<Principal, 'kind' | 'id' | 'name'>): string =>
+  p.kind === 'agent' ? `gatehouse:agent:${p.id}` : `gatehouse:user:${p.name}`;
+
 export type AccessChecker = ReturnType<typeof createAccessChecker>;
 
 export function createAccessChecker(deps: { state: Pick<StateStore, 'get'> }) {
@@ -81,6 +96,24 @@ export function createAccessChecker(deps: { state: Pick<StateStore, 'get'> }) {
         return { allowed: false, resource, reason: refusal(principal.policy, resource, as) };
       }
       return { allowed: true, resource, options: principal.policy.options() };
+    },
+    /**
+     * As whom the principal may act on this cluster: the kube_users and kube_groups of the roles that
+     * select it (never another cluster's roles), traits expanded and denied ones removed, as values:
+     * a glob or an unexpanded template is a pattern, not a name to impersonate.
+     */
+    kubeIdentity(principal: Pick<Principal, 'policy'>, cluster: ResourceRef): KubeIdentity {
+      const values = (field: 'kube_groups' | 'kube_users') =>
+        principal.policy.allowedOn(cluster, field).filter((v) => !v.includes('*') && !v.includes('{{'));
+      return { users: values('kube_users'), groups: values('kube_groups') };
+    },
+    /**
+     * May the principal act as this Kubernetes user on the cluster: one of its kube_users there, or
+     * its implicit user when its roles there name groups but no user (what the kube door chooses).
+     */
+    kubeUserAllowed(principal: Pick<Principal, 'kind' | 'id' | 'name'>, identity: KubeIdentity, user: string): boolean {
+      if (identity.users.includes(user)) return true;
+      return identity.users.length === 0 && identity.groups.length > 0 && user === implicitKubeUser(principal);
     },
     /** May the principal make this Kubernetes request (allow), or see only part of its answer (filter)? */
     kubeObject(principal: Pick<Principal, 'policy'>, cluster: ResourceRef, req: KubeObjectRequest): KubeVerdict {

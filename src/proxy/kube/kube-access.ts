@@ -1,12 +1,12 @@
 // Who is calling the Kubernetes proxy, and as whom they reach the cluster. The bearer token goes
 // through the token service (the same principal pipeline as the API and SSH); the cluster and the
-// identity are decided by the shared access checker (src/proxy/access-checker.ts): the cluster must
+// identity are decided by the shared access checker (src/access/access-checker.ts): the cluster must
 // be visible to the principal's selectors (deny wins); the user upstream is the one kube_users value
 // of the roles that select this cluster (or one of several, chosen with kubectl --as; none:
-// `gatehouse:user:<name>` / `gatehouse:agent:<id>`) and the groups those roles' kube_groups (traits
-// expanded, denied ones removed, globs dropped: a value, never a pattern).
+// `gatehouse:user:<name>` / `gatehouse:agent:<id>`) and the groups those roles' kube_groups, as the
+// checker's kubeIdentity gives them (the session guard re-checks a live exec against the same).
 import type { IncomingHttpHeaders } from 'node:http';
-import { createAccessChecker, type ResourceRef } from '../../access/access-checker.js';
+import { createAccessChecker, implicitKubeUser, type ResourceRef } from '../../access/access-checker.js';
 import type { Principal } from '../../auth/principal.js';
 import type { TokenService } from '../../auth/token-service.js';
 import type { StateStore } from '../../backend/state.js';
@@ -82,12 +82,7 @@ export function createKubeAccess(deps: { state: Pick<StateStore, 'get'>; tokens:
         return { allowed: false, code: 404, reason: `gatehouse: ${decision.reason}`, principal };
       }
       const cluster = decision.resource;
-      // Identities of the roles that select this cluster only (never another cluster's roles), as
-      // values: a glob or an unexpanded template is a pattern, not a name to impersonate.
-      const values = (field: 'kube_groups' | 'kube_users') =>
-        principal.policy.allowedOn(cluster, field).filter((v) => !v.includes('*') && !v.includes('{{'));
-      const groups = values('kube_groups');
-      const users = values('kube_users');
+      const { users, groups } = checker.kubeIdentity(principal, cluster);
       if (groups.length === 0 && users.length === 0) {
         const reason = `gatehouse: ${principal.name} has no kube_groups or kube_users for ${cluster.name}`;
         return { allowed: false, code: 403, reason, principal, cluster };
@@ -108,14 +103,6 @@ export function createKubeAccess(deps: { state: Pick<StateStore, 'get'>; tokens:
     },
   };
 }
-
-/**
- * The Kubernetes user of a principal whose roles name groups but no kube_users: a name in Gatehouse's
- * own namespace, never one the principal chose. An agent's name is picked by whoever creates it (an
- * agent named `kubernetes-admin` would otherwise act as that cluster user), so agents go by id.
- */
-export const implicitKubeUser = (p: Pick<Principal, 'kind' | 'id' | 'name'>): string =>
-  p.kind === 'agent' ? `gatehouse:agent:${p.id}` : `gatehouse:user:${p.name}`;
 
 /** Headers a client may not send upstream: impersonation is Gatehouse's alone to set. */
 export const impersonationHeaders = (headers: IncomingHttpHeaders, userChosen = false): string[] =>
