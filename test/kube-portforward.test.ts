@@ -289,6 +289,57 @@ describe('a port-forward is a live session', () => {
       await run;
     }
   });
+
+  test('an open port-forward ends within a second when the user loses port_forwarding; one whose roles keep it goes on', async () => {
+    /** A running kubectl port-forward of a new user, once bytes come back through it. */
+    const forwarding = async (name: string) => {
+      const user = await userWithRoles(gh, name, ['kube-pf']);
+      let local = 0;
+      const run = kubectl(['port-forward', 'pod/web-1', `:${echoPort}`], {
+        ...(await kubeconfigFor(user.token, name)),
+        timeoutMs: 60_000,
+        onStdout: (out) => {
+          local = Number(/Forwarding from 127\.0\.0\.1:(\d+) ->/.exec(out)?.[1] ?? 0);
+        },
+      });
+      await until('kubectl to listen', async () => local || undefined);
+      assert.deepEqual(await roundTrip(local, Buffer.from('hello\n')), Buffer.from('hello\n'));
+      const live = await until(
+        `${name}'s live session`,
+        async () => (await admin('GET', `/v1/sessions?status=active&principal=${user.id}`)).json.sessions[0],
+      );
+      return { user, run, local, session: live as { id: string } };
+    };
+    const lost = await forwarding('pf-lost');
+    const kept = await forwarding('pf-kept');
+    try {
+      const keep = await admin('PATCH', `/v1/users/${kept.user.id}`, { roles: ['kube-pf', 'kube-no-pf'] });
+      assert.equal(keep.status, 200, keep.text);
+      const drop = await admin('PATCH', `/v1/users/${lost.user.id}`, { roles: ['kube-no-pf'] });
+      assert.equal(drop.status, 200, drop.text);
+      const since = Date.now();
+      const ended = await until('the session to be terminated', async () => {
+        const r = (await admin('GET', `/v1/sessions/${lost.session.id}`)).json;
+        return r.status === 'active' ? undefined : r;
+      });
+      assert.equal(ended.status, 'terminated');
+      assert.equal(ended.end_reason, 'access_revoked');
+      assert.ok(Date.parse(ended.ended_at) - since <= 1000, 'terminated within a second');
+      await assert.rejects(roundTrip(lost.local, Buffer.from('after\n')), 'the tunnel no longer carries bytes');
+      const control = Buffer.from('still forwarding\n');
+      assert.deepEqual(
+        await roundTrip(kept.local, control),
+        control,
+        "positive control: pf-kept's roles still allow it",
+      );
+      assert.equal((await admin('GET', `/v1/sessions/${kept.session.id}`)).json.status, 'active');
+    } finally {
+      for (const { run } of [lost, kept]) {
+        run.kill();
+        await run;
+      }
+    }
+  });
 });
 
 /** kubectl port-forward for a new user with these roles: bytes go to the echo server and back. */

@@ -3,9 +3,11 @@
 // withdrawn, a resource relabeled), each live session it holds that the change may touch is checked
 // again as it was first allowed: the token, key or ticket it came with must still stand, its
 // principal must still resolve (through the same pipeline as every door) and the same access checker
-// must still allow its target as the same login. One that fails is marked terminated with the reason
-// (its holder ends it through the watch) and recorded as session.terminated. Checks are batched: at
-// most one pass per PASS_DELAY_MS, so a burst of logins costs one walk of the live sessions.
+// must still allow its target as the same login (a port forward: with port_forwarding; a Kubernetes
+// session: as the same Kubernetes user). One that fails is marked terminated with the reason (its
+// holder ends it through the watch) and recorded as session.terminated. A connection held here (SSH)
+// is checked the same way, and told when its grounds are gone, so its door can end it. Checks are
+// batched: at most one pass per PASS_DELAY_MS, so a burst of logins costs one walk of the live sessions.
 
 import type { AccessChecker } from '../access/access-checker.js';
 import type { AuditLog } from '../audit/audit-log.js';
@@ -17,12 +19,19 @@ import type { StateStore } from '../backend/state.js';
 import type { Clock } from '../lib/clock.js';
 import { GatehouseError } from '../lib/errors.js';
 import type { AsValue } from '../rbac/policy.js';
-import { type SessionRecord, SessionRefused, type SessionRegistry } from './session-registry.js';
+import {
+  type ConnectionGrounds,
+  type SessionRecord,
+  SessionRefused,
+  type SessionRegistry,
+  type SessionType,
+} from './session-registry.js';
 
 /** How long changes are gathered before a pass: well within the second a session may outlive its grounds. */
 export const PASS_DELAY_MS = 50;
 
-type Checked = Pick<SessionRecord, 'kind' | 'principal' | 'on_behalf_of' | 'resource' | 'login' | 'db_name' | 'origin'>;
+/** A session (or one about to start, or a connection: no type) as far as the check reads it. */
+type Checked = ConnectionGrounds & { type?: SessionType };
 
 /** What changed since the last pass, by what a session may stand on. */
 interface Changes {
@@ -61,10 +70,13 @@ export function createSessionGuard(deps: {
   state: StateStore;
   audit: AuditLog;
   clock: Clock;
-  sessions: Pick<SessionRegistry, 'liveIds' | 'liveCount' | 'terminate' | 'terminateLive' | 'setAdmission'>;
+  sessions: Pick<
+    SessionRegistry,
+    'liveIds' | 'holdsAny' | 'terminate' | 'terminateLive' | 'setAdmission' | 'watchedConnections'
+  >;
   tokens: Pick<TokenService, 'resolveById'>;
   pipeline: Pick<PrincipalPipeline, 'resolve'>;
-  access: Pick<AccessChecker, 'authorize'>;
+  access: Pick<AccessChecker, 'authorize' | 'kubeIdentity' | 'kubeUserAllowed'>;
   onError?: (error: unknown) => void;
 }) {
   const { state, clock } = deps;
@@ -102,11 +114,28 @@ export function createSessionGuard(deps: {
       throw error;
     }
     const decision = deps.access.authorize(principal, { kind: s.resource.kind, id: s.resource.id }, asOf(s));
-    return decision.allowed ? undefined : { reason: 'access_revoked', detail: decision.reason };
+    if (!decision.allowed) return { reason: 'access_revoked', detail: decision.reason };
+    if (s.type === 'port_forward' && !decision.options.portForwarding) {
+      return { reason: 'access_revoked', detail: `port forwarding is not allowed by any role of ${principal.name}` };
+    }
+    if (s.kind === 'kube') {
+      // The user it impersonates must still be one the kube door would give it there.
+      const identity = deps.access.kubeIdentity(principal, decision.resource);
+      if (!deps.access.kubeUserAllowed(principal, identity, s.login)) {
+        const allowed = identity.users.length
+          ? `allowed: ${identity.users.join(', ')}`
+          : 'no Kubernetes user is allowed';
+        return {
+          reason: 'access_revoked',
+          detail: `Kubernetes user ${s.login} is not allowed on ${decision.resource.name} (${allowed})`,
+        };
+      }
+    }
+    return undefined;
   }
 
-  /** Could this change touch this session? (Cheap: most passes check few or no sessions.) */
-  function touched(s: SessionRecord, c: Changes): boolean {
+  /** Could this change touch this session or connection? (Cheap: most passes check few or none.) */
+  function touched(s: Pick<Checked, 'principal' | 'on_behalf_of' | 'origin'>, c: Changes): boolean {
     if (c.all) return true;
     const o = s.origin;
     if (c.principals.has(s.principal.id) || (s.on_behalf_of && c.principals.has(s.on_behalf_of.id))) return true;
@@ -158,6 +187,12 @@ export function createSessionGuard(deps: {
       const why = verdict(s);
       if (why) ending.push(end(s, why));
     }
+    // Connections after their sessions: a door ends one once none of its sessions is left.
+    for (const connection of deps.sessions.watchedConnections()) {
+      if (!touched(connection.grounds, changes)) continue;
+      const why = verdict(connection.grounds);
+      if (why) connection.lost(why);
+    }
     await Promise.all(ending);
   }
 
@@ -191,9 +226,9 @@ export function createSessionGuard(deps: {
     return true;
   }
 
-  // With no live session here nothing is noted: a session starting later passes the admission check.
+  // With nothing held here nothing is noted: a session starting later passes the admission check.
   const unsubscribe = state.cache.onChange((key) => {
-    if (deps.sessions.liveCount > 0 && note(key)) schedule();
+    if (deps.sessions.holdsAny && note(key)) schedule();
   });
   deps.sessions.setAdmission((input) => {
     const why = verdict(input);

@@ -76,6 +76,18 @@ export class SessionRefused extends Error {
 
 type SessionStart = Omit<SessionRecord, 'id' | 'status' | 'started_at' | 'ended_at' | 'bytes_in' | 'bytes_out'>;
 
+/** What a live connection stands on (as a session of it would): checked again when that changes. */
+export type ConnectionGrounds = Pick<
+  SessionRecord,
+  'kind' | 'principal' | 'on_behalf_of' | 'resource' | 'login' | 'db_name' | 'origin'
+>;
+
+/** A connection held here, and what to do when its grounds no longer allow it (session-guard.ts). */
+export interface WatchedConnection {
+  grounds: ConnectionGrounds;
+  lost(why: { reason: string; detail: string }): void;
+}
+
 /** What the holder of a live session exposes, so reads show live counters and writes can end it. */
 export interface LiveSession {
   readonly id: string;
@@ -111,6 +123,8 @@ export type SessionRegistry = ReturnType<typeof createSessionRegistry>;
 export function createSessionRegistry(deps: { state: StateStore; audit: AuditLog; clock: Clock; bus?: SessionBus }) {
   const { state, audit, clock } = deps;
   const live = new Map<string, LiveSession>();
+  /** Connections that open sessions long after they authenticated (SSH), while they are open. */
+  const connections = new Set<WatchedConnection>();
   const bus = deps.bus ?? createSessionBus();
   /** Asked before each session starts (session-guard.ts): a connection authorized earlier may have lost it since. */
   let admission: (input: SessionStart) => void = () => {};
@@ -338,8 +352,30 @@ export function createSessionRegistry(deps: { state: StateStore; audit: AuditLog
     setAdmission(check: (input: SessionStart) => void): void {
       admission = check;
     },
+    /**
+     * Throws SessionRefused if a session may not start now: for a door to ask before it reaches the
+     * target (start asks again).
+     */
+    admit(input: SessionStart): void {
+      admission(input);
+    },
+    /**
+     * Keeps a connection's grounds under watch while it is open: `lost` is called once they no
+     * longer allow it (a deleted key, a revoked token, a role removed). Returns the release.
+     */
+    watchConnection(grounds: ConnectionGrounds, lost: WatchedConnection['lost']): () => void {
+      const watched: WatchedConnection = { grounds, lost };
+      connections.add(watched);
+      return () => connections.delete(watched);
+    },
+    /** The connections under watch now. */
+    watchedConnections: (): WatchedConnection[] => [...connections],
     get liveCount(): number {
       return live.size;
+    },
+    /** Whether anything held here (a live session, a watched connection) stands on the current state. */
+    get holdsAny(): boolean {
+      return live.size > 0 || connections.size > 0;
     },
     /** Ends every live session of this process (shutdown); each closes its recording properly. */
     terminateAllLive(message: string): void {

@@ -106,8 +106,42 @@ export async function runSession(
     channel.stderr.write(`gatehouse: ${message}\r\n`);
     channel.exit(1);
     channel.end();
+    channel.resume(); // nobody reads it: drained, its close is emitted (ssh2 waits for its end)
+  };
+  const recorded = request.type !== 'subsystem';
+  const input = {
+    kind: 'ssh' as const,
+    type: request.type,
+    ...sessionPrincipal(principal),
+    resource: { kind: 'server' as const, id: server.id, name: server.name },
+    login: ctx.login,
+    ...(request.command === undefined ? {} : { command: request.command.slice(0, 4096) }),
+    remote_addr: ctx.remoteAddr,
+    recorded,
+  };
+  /** The connection authenticated earlier; what allowed it has changed since (sessions/session-guard.ts). */
+  const refused = async (error: SessionRefused) => {
+    await audit
+      .record({
+        type: 'session.rejected',
+        actor: actorOfPrincipal(principal),
+        target: { kind: 'server', id: server.id, name: server.name },
+        success: false,
+        remote_addr: ctx.remoteAddr,
+        data: { login: ctx.login, reason: error.reason, detail: error.detail },
+      })
+      .catch((err) => ctx.logger.warn({ err }, 'ssh: cannot record a rejection'));
+    refuse(`access denied: ${error.detail}`);
   };
 
+  // Asked before the target sees the request: opening an exec channel already runs its command.
+  try {
+    sessions.admit(input);
+  } catch (error) {
+    if (!(error instanceof SessionRefused)) throw error;
+    await refused(error);
+    return undefined;
+  }
   let up: ClientChannel;
   try {
     up = await openUpstream(upstream, request);
@@ -118,7 +152,6 @@ export async function runSession(
 
   const id = newId('session', ctx.clock());
   let recording: SessionRecording | undefined;
-  const recorded = request.type !== 'subsystem';
   if (recorded) {
     try {
       recording = recordings.begin(id, {
@@ -178,37 +211,14 @@ export async function runSession(
   ttlTimer?.unref();
 
   try {
-    await sessions.start(
-      {
-        kind: 'ssh',
-        type: request.type,
-        ...sessionPrincipal(principal),
-        resource: { kind: 'server', id: server.id, name: server.name },
-        login: ctx.login,
-        ...(request.command === undefined ? {} : { command: request.command.slice(0, 4096) }),
-        remote_addr: ctx.remoteAddr,
-        recorded,
-      },
-      () => ({ id, bytesIn: () => bytesIn, bytesOut: () => bytesOut, terminate }),
-      id,
-    );
+    // Asked again: what allowed it may have gone while the target opened the channel.
+    await sessions.start(input, () => ({ id, bytesIn: () => bytesIn, bytesOut: () => bytesOut, terminate }), id);
   } catch (error) {
     clearTimeout(ttlTimer);
     up.close();
     await recording?.close();
     if (error instanceof SessionRefused) {
-      // The connection authenticated earlier; what allowed it has changed since (sessions/session-guard.ts).
-      await audit
-        .record({
-          type: 'session.rejected',
-          actor: actorOfPrincipal(principal),
-          target: { kind: 'server', id: server.id, name: server.name },
-          success: false,
-          remote_addr: ctx.remoteAddr,
-          data: { login: ctx.login, reason: error.reason, detail: error.detail },
-        })
-        .catch((err) => ctx.logger.warn({ err }, 'ssh: cannot record a rejection'));
-      refuse(`access denied: ${error.detail}`);
+      await refused(error);
       return undefined;
     }
     ctx.logger.error({ err: error }, 'ssh: cannot record the session start');

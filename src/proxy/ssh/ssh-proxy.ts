@@ -1,7 +1,9 @@
 // The SSH proxy (port 3023): users and agents connect with stock OpenSSH as `<login>@<server>`,
 // authenticate with a registered public key, an access token or a one-time ticket (as the password),
 // and reach the server under RBAC, with every session recorded. One upstream connection per client
-// connection; each session channel is a Gatehouse session (session-channel.ts).
+// connection; each session channel is a Gatehouse session (session-channel.ts), each ssh -L/-W
+// channel one too (port-forward.ts). A connection whose grounds are gone (its key deleted, its token
+// revoked: sessions/session-guard.ts) is ended once none of its channels is left.
 import { type AddressInfo, createServer, type Socket } from 'node:net';
 import type { Logger } from 'pino';
 import ssh2, {
@@ -21,10 +23,11 @@ import { hashSecret } from '../../lib/secrets.js';
 import { type DoorOptions, guardListener } from '../../net/listener-limits.js';
 import type { Metrics } from '../../observability/metrics.js';
 import type { RecordingService } from '../../recordings/recording-service.js';
-import type { SessionRegistry } from '../../sessions/session-registry.js';
+import { type SessionRegistry, sessionPrincipal } from '../../sessions/session-registry.js';
 import { TICKET_PREFIX, type TicketService, ticketScope } from '../../sessions/tickets.js';
 import { type AccessDecision, parseTarget, type SshAccess } from './access.js';
 import { CLIENT_LEG_CIPHERS } from './algorithms.js';
+import { runPortForward } from './port-forward.js';
 import { type PtyRequest, type RunningSession, runSession, type SessionRequest } from './session-channel.js';
 import { connectUpstream, UpstreamError } from './upstream.js';
 
@@ -99,6 +102,22 @@ export function createSshProxy(deps: SshProxyDeps) {
     let upstream: Promise<Client> | undefined;
     let failedAttempts = 0;
     const requestCtx = { remoteAddr, requestId: 'ssh' };
+    /** Channels asked for or open (sessions, forwards): the connection ends after them when its grounds are gone. */
+    let channels = 0;
+    let groundsLost = false;
+    let unwatch: (() => void) | undefined;
+    const endIfGroundless = () => {
+      if (groundsLost && channels === 0) client.end();
+    };
+    /** Counts a channel until it closes. */
+    const held = (channel: ServerChannel): ServerChannel => {
+      channels++;
+      channel.once('close', () => {
+        channels--;
+        endIfGroundless();
+      });
+      return channel;
+    };
 
     async function rejected(reason: string, extra: Record<string, unknown> = {}): Promise<void> {
       await audit
@@ -194,6 +213,22 @@ export function createSshProxy(deps: SshProxyDeps) {
       }
       const server = decision.server;
       const login = target?.login ?? '';
+      // Its channels are each checked as they open; the connection itself is ended once what it
+      // authenticated with no longer allows it here (and its sessions, ended by the guard, are gone).
+      unwatch = deps.sessions.watchConnection(
+        {
+          kind: 'ssh',
+          ...sessionPrincipal(principal),
+          resource: { kind: 'server', id: server.id, name: server.name },
+          login,
+        },
+        (why) => {
+          logger.debug({ reason: why.reason }, 'ssh: connection no longer allowed');
+          groundsLost = true;
+          unwatch?.();
+          endIfGroundless();
+        },
+      );
       const keys: Array<string | ParsedKey> = [];
       const own = deps.upstreamKey(server.id);
       if (own) keys.push(own);
@@ -242,6 +277,7 @@ export function createSshProxy(deps: SshProxyDeps) {
       channel.stderr.write(`gatehouse: ${message}\r\n`);
       channel.exit(1);
       channel.end();
+      channel.resume(); // nobody reads it: drained, its close is emitted (ssh2 waits for its end)
     }
 
     client.on('session', (acceptSession) => {
@@ -281,7 +317,7 @@ export function createSshProxy(deps: SshProxyDeps) {
       session.on('x11', (_accept, reject) => reject?.());
 
       const start = (request: SessionRequest, accept: () => ServerChannel) => {
-        const channel = accept();
+        const channel = held(accept());
         if (!decision?.allowed) {
           refuseChannel(channel, `access denied: ${decision?.reason ?? 'not authenticated'}`);
           return;
@@ -328,7 +364,8 @@ export function createSshProxy(deps: SshProxyDeps) {
       });
     });
 
-    // ssh -L: a direct-tcpip channel, opened on the target's side only if a role allows forwarding.
+    // ssh -L and -W: a direct-tcpip channel, a session of its own, opened on the target's side only
+    // if a role allows forwarding now (port-forward.ts asks again as each one opens).
     client.on('tcpip', (accept, reject, info) => {
       if (!decision?.allowed || !decision.options.portForwarding) {
         reject();
@@ -337,26 +374,46 @@ export function createSshProxy(deps: SshProxyDeps) {
         });
         return;
       }
-      const allowed = decision;
-      (upstream as Promise<Client>).then(
-        (up) => {
-          up.forwardOut(info.srcIP, info.srcPort, info.destIP, info.destPort, (err, upChannel) => {
-            if (err) return reject();
-            const channel = accept();
-            channel.pipe(upChannel).pipe(channel);
-            void audit
-              .record({
-                type: 'session.port_forward',
-                actor: actorOfPrincipal(principal as Principal),
-                target: { kind: 'server', id: allowed.server.id, name: allowed.server.name },
-                remote_addr: remoteAddr,
-                data: { login: target?.login, destination: `${info.destIP}:${info.destPort}` },
-              })
-              .catch((e) => logger.warn({ err: e }, 'ssh: cannot record a port forward'));
-          });
+      channels++; // until it is accepted (then counted until it closes) or rejected
+      let channel: ServerChannel | undefined;
+      runPortForward(
+        {
+          principal: principal as Principal,
+          server: decision.server,
+          login: target?.login ?? '',
+          options: decision.options,
+          remoteAddr,
+          sessions: deps.sessions,
+          audit,
+          clock: deps.clock,
+          logger,
         },
-        () => reject(),
-      );
+        upstream as Promise<Client>,
+        info,
+        {
+          accept: () => {
+            channel = held(accept());
+            return channel;
+          },
+          reject,
+        },
+      )
+        .then((live) => {
+          if (!live || !channel) return;
+          running.add(live);
+          channel.once('close', () => {
+            running.delete(live);
+            if (shuttingDown && running.size === 0) client.end();
+          });
+        })
+        .catch((err: unknown) => {
+          logger.error({ err }, 'ssh: cannot open a port forward');
+          if (!channel) reject();
+        })
+        .finally(() => {
+          channels--;
+          endIfGroundless();
+        });
     });
     // ssh -R and friends: remote listeners on the target are not brokered.
     client.on('request', (_accept, reject) => reject?.());
@@ -364,6 +421,7 @@ export function createSshProxy(deps: SshProxyDeps) {
     client.on('error', (err: Error) => logger.debug({ err }, 'ssh: client connection error'));
     client.on('close', () => {
       connections.delete(client);
+      unwatch?.();
       for (const session of running) session.terminate('gatehouse: connection closed');
       upstream?.then(
         (up) => up.end(),
