@@ -6,10 +6,9 @@
 // `gatehouse:user:<name>` / `gatehouse:agent:<id>`) and the groups those roles' kube_groups, as the
 // checker's kubeIdentity gives them (the session guard re-checks a live exec against the same).
 import type { IncomingHttpHeaders } from 'node:http';
-import { createAccessChecker, implicitKubeUser, type ResourceRef } from '../../access/access-checker.js';
+import { type AccessChecker, implicitKubeUser, type ResourceRef } from '../../access/access-checker.js';
 import type { Principal } from '../../auth/principal.js';
 import type { TokenService } from '../../auth/token-service.js';
-import type { StateStore } from '../../backend/state.js';
 import { GatehouseError } from '../../lib/errors.js';
 import type { KubeObjectRequest, KubeVerdict } from '../../rbac/kube-resources.js';
 import type { SessionOptions } from '../../rbac/policy.js';
@@ -34,9 +33,12 @@ export type KubeDecision =
 
 export type KubeAccess = ReturnType<typeof createKubeAccess>;
 
-export function createKubeAccess(deps: { state: Pick<StateStore, 'get'>; tokens: Pick<TokenService, 'authenticate'> }) {
-  // The same checker the database proxy decides with, never a copy of its rules.
-  const checker = createAccessChecker({ state: deps.state });
+export function createKubeAccess(deps: {
+  /** The one access checker (services.access): the same every other door decides with. */
+  checker: AccessChecker;
+  tokens: Pick<TokenService, 'authenticate'>;
+}) {
+  const { checker } = deps;
   const findCluster = (id: string): ClusterRef | undefined => checker.findById('kube_cluster', id);
 
   return {

@@ -29,7 +29,7 @@ export async function startKubeProxy(
   const names = [host, ...(publicUrl ? [publicUrl.hostname.replace(/^\[|\]$/g, '')] : [])];
   const proxy = createKubeProxy({
     tls: issueServerCertificate(ca, names),
-    access: createKubeAccess({ state: services.state, tokens: services.tokens }),
+    access: createKubeAccess({ checker: services.access, tokens: services.tokens }),
     upstream: (id) => services.resources.kubeUpstream(id),
     sessions: services.sessionRegistry,
     recordings: services.recordings,
