@@ -14,7 +14,7 @@ import { after, before, describe, test } from 'node:test';
 import ssh2 from 'ssh2';
 import { api, startTestServer, type TestServer, userWithRoles } from './helpers/gatehouse.js';
 import { generateClientKey, sshArgs } from './helpers/ssh-client.js';
-import { requireSshd, type Sshd, startSshd } from './helpers/sshd.js';
+import { registerSshdServer, requireSshd, type Sshd, startSshd } from './helpers/sshd.js';
 import { until } from './helpers/until.js';
 
 interface SessionRow {
@@ -206,14 +206,7 @@ if (requireSshd('SSH forwards and connections re-checked')) {
       echoPort = (echo.address() as { port: number }).port;
       sshd = await startSshd({ allowTcpForwarding: true });
       gh = await startTestServer({ 'login_throttle.max_failures': 100_000 });
-      const srv = await admin('POST', '/v1/resources', {
-        kind: 'server',
-        name: 'web-1',
-        address: `127.0.0.1:${sshd.port}`,
-        labels: { env: 'dev' },
-      });
-      assert.equal(srv.status, 201, srv.text);
-      sshd.authorize(srv.json.ssh_public_key);
+      await registerSshdServer(admin, sshd, 'web-1', { env: 'dev' });
       const roles = [
         {
           name: 'ssh-dev',

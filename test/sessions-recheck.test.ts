@@ -12,7 +12,7 @@ import { createDbRole, registerPostgres } from './helpers/db-resource.js';
 import { api, startTestServer, type TestServer, userWithRoles } from './helpers/gatehouse.js';
 import { psql, requirePostgres, through } from './helpers/psql.js';
 import { generateClientKey, type SshRun, sshExec } from './helpers/ssh-client.js';
-import { requireSshd, type Sshd, startSshd } from './helpers/sshd.js';
+import { registerSshdServer, requireSshd, type Sshd, startSshd } from './helpers/sshd.js';
 import { until } from './helpers/until.js';
 
 interface SessionRow {
@@ -72,14 +72,7 @@ if (requireSshd('live sessions re-checked')) {
       dir = mkdtempSync(join(tmpdir(), 'gatehouse-recheck-'));
       sshd = await startSshd();
       gh = await startTestServer({ 'login_throttle.max_failures': 100_000 });
-      const srv = await admin('POST', '/v1/resources', {
-        kind: 'server',
-        name: 'web-1',
-        address: `127.0.0.1:${sshd.port}`,
-        labels: { env: 'dev' },
-      });
-      assert.equal(srv.status, 201, srv.text);
-      sshd.authorize(srv.json.ssh_public_key);
+      await registerSshdServer(admin, sshd, 'web-1', { env: 'dev' });
       for (const name of ['ssh-dev', 'ssh-dev-too']) {
         const role = await admin('POST', '/v1/roles', {
           name,

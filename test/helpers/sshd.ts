@@ -7,6 +7,7 @@
 //
 // requireSshd() gates a suite on sshd being runnable: without it the suite fails under CI=true and
 // is skipped, loudly, elsewhere (as test/audit-postgres.test.ts does for PostgreSQL).
+
 import assert from 'node:assert/strict';
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { accessSync, appendFileSync, constants, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
@@ -16,6 +17,7 @@ import { tmpdir, userInfo } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
+import type { Reply } from './gatehouse.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -376,4 +378,20 @@ function commOf(pid: number): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Registers `sshd` through the API as the server `name` (with `labels`) and lets the key Gatehouse
+ * generated for it log in: what every SSH proxy test does first. Answers the server's id.
+ */
+export async function registerSshdServer(
+  admin: (method: string, path: string, body?: unknown) => Promise<Reply>,
+  sshd: Pick<Sshd, 'port' | 'authorize'>,
+  name: string,
+  labels: Record<string, string>,
+): Promise<string> {
+  const srv = await admin('POST', '/v1/resources', { kind: 'server', name, address: `127.0.0.1:${sshd.port}`, labels });
+  if (srv.status !== 201) throw new Error(`registering ${name}: ${srv.status} ${srv.text}`);
+  sshd.authorize(srv.json.ssh_public_key);
+  return srv.json.id as string;
 }
