@@ -10,7 +10,11 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom
 export const DEFAULT_METRICS_PREFIX = 'gatehouse';
 export const METRICS_CONTENT_TYPE = Registry.PROMETHEUS_CONTENT_TYPE;
 
-export type Listener = 'auth' | 'web' | 'ssh';
+export type Listener = 'auth' | 'web' | 'ssh' | 'db' | 'kube';
+/** The doors sessions go through (app and mcp are the doors to come). */
+export type DoorKind = 'ssh' | 'db' | 'kube' | 'app' | 'mcp';
+/** Why a door refused, in classes an alert can be written on (the reason itself is in the audit event). */
+export type DenialClass = 'authentication' | 'access' | 'revoked' | 'recording' | 'upstream' | 'protocol';
 type HttpLabels = 'method' | 'route' | 'status' | 'listener';
 
 export interface Metrics {
@@ -19,6 +23,16 @@ export interface Metrics {
   readonly failedLogins: Counter;
   readonly activeConnections: Gauge<'listener'>;
   readonly sessionDuration: Histogram<'kind'>;
+  /** Sessions open now on this instance, by kind (the door kit counts them up and down). */
+  readonly liveSessions: Gauge<'kind'>;
+  /** Connections or requests a door refused, by door and reason class. */
+  readonly accessDenials: Counter<'door' | 'reason'>;
+  /** Statements run through the PostgreSQL proxy. */
+  readonly dbStatements: Counter;
+  /** Kubernetes API requests through the proxy, by verb. */
+  readonly kubeRequests: Counter<'verb'>;
+  /** Recordings closed and waiting for their upload to the object store, read at scrape time. */
+  setRecordingBacklog(count: () => number): void;
   readonly certificateExpiry: Gauge<'name'>;
   readonly httpRequestDuration: Histogram<HttpLabels>;
   readonly auditWriteDuration: Histogram;
@@ -118,6 +132,42 @@ export function createMetrics(opts: { prefix?: string; clock?: () => number; hea
     buckets: [1, 10, 60, 300, 900, 1800, 3600, 7200, 14_400, 28_800, 86_400],
     registers,
   });
+  const liveSessions = new Gauge({
+    name: `${prefix}_live_sessions`,
+    help: 'Access sessions open now on this instance, by kind.',
+    labelNames: ['kind'] as const,
+    registers,
+  });
+  for (const kind of ['ssh', 'db', 'kube'] as const) {
+    liveSessions.set({ kind }, 0);
+    sessionDuration.zero({ kind });
+  }
+  const accessDenials = new Counter({
+    name: `${prefix}_access_denials_total`,
+    help: 'Connections, sessions and requests a door refused, by door and reason class (authentication, access, revoked, recording, upstream, protocol).',
+    labelNames: ['door', 'reason'] as const,
+    registers,
+  });
+  const dbStatements = new Counter({
+    name: `${prefix}_db_statements_total`,
+    help: 'Statements run through the PostgreSQL proxy.',
+    registers,
+  });
+  const kubeRequests = new Counter({
+    name: `${prefix}_kube_requests_total`,
+    help: 'Kubernetes API requests through the proxy (discovery not counted), by verb.',
+    labelNames: ['verb'] as const,
+    registers,
+  });
+  let recordingBacklog: () => number = () => 0;
+  new Gauge({
+    name: `${prefix}_recording_upload_backlog`,
+    help: 'Session recordings closed and waiting for their upload to the object store.',
+    registers,
+    collect() {
+      this.set(recordingBacklog());
+    },
+  });
   const certificateExpiry = new Gauge({
     name: `${prefix}_certificate_expiry_seconds`,
     help: 'Seconds until the certificate or key expires (negative once expired), by name.',
@@ -155,6 +205,13 @@ export function createMetrics(opts: { prefix?: string; clock?: () => number; hea
     failedLogins,
     activeConnections,
     sessionDuration,
+    liveSessions,
+    accessDenials,
+    dbStatements,
+    kubeRequests,
+    setRecordingBacklog(count) {
+      recordingBacklog = count;
+    },
     certificateExpiry,
     httpRequestDuration,
     auditWriteDuration,
