@@ -189,6 +189,7 @@ export async function createServices(deps: {
     audit,
     box,
     policy,
+    policies,
     clock,
     options: dispatcherOptionsFrom(config.webhooks),
   });

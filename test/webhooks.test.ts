@@ -650,3 +650,124 @@ test('with no webhook the dispatcher moves past events without reading them; a w
     await r.close();
   }
 });
+
+describe('a webhook lives no longer than its creator’s right to read audit events', () => {
+  const role = (name: string, rules: unknown[]) =>
+    api(server.url, 'POST', '/v1/roles', { token: server.adminToken, body: { name, allow: { rules } } });
+  const webhookNow = async (id: string) =>
+    (await api(server.url, 'GET', `/v1/webhooks/${id}`, { token: server.adminToken })).json;
+  const eventsNamed = async (type: string, target: string) =>
+    (await api(server.url, 'GET', `/v1/events?type=${type}&target=${target}`, { token: server.adminToken })).json
+      .events;
+
+  before(async () => {
+    const hooksAndEvents = [
+      { resources: ['webhooks'], verbs: ['*'] },
+      { resources: ['events'], verbs: ['list', 'read'] },
+    ];
+    assert.equal((await role('hook-reader', hooksAndEvents)).status, 201);
+    assert.equal((await role('hook-only', [{ resources: ['webhooks'], verbs: ['*'] }])).status, 201);
+  });
+
+  test('delivered while the creator reads events; disabled, with an event saying why, once the right is taken', async () => {
+    const maker = await userWithRoles(server, 'hook-maker', ['hook-reader']);
+    const created = await createWebhook(
+      server,
+      { name: 'by-maker', url: `${receiver.base}/by-maker`, event_types: ['role.created'] },
+      maker.token,
+    );
+    assert.equal(created.status, 201);
+    assert.deepEqual(created.json.created_by, { kind: 'user', id: maker.id });
+    // Positive control: the creator may read events, so the webhook delivers.
+    await role('made-while-allowed', []);
+    await waitFor('the delivery while the creator may read events', () =>
+      receiver.at('/by-maker').find((h) => JSON.parse(h.body).data.target?.name === 'made-while-allowed'),
+    );
+
+    const changed = await api(server.url, 'PATCH', `/v1/users/${maker.id}`, {
+      token: server.adminToken,
+      body: { roles: ['hook-only'] },
+    });
+    assert.equal(changed.status, 200);
+    await role('made-after-the-change', []);
+    const hook = await waitFor('the webhook to be disabled', async () => {
+      const h = await webhookNow(created.json.id);
+      return h.status === 'disabled' ? h : undefined;
+    });
+    assert.match(hook.failure.last_error, /hook-maker may no longer read audit events/);
+    const [disabled] = await eventsNamed('webhook.disabled', created.json.id);
+    assert.equal(disabled.data.reason, 'creator_lost_rights');
+    await sleep(200);
+    assert.equal(
+      receiver.at('/by-maker').filter((h) => JSON.parse(h.body).data.target?.name === 'made-after-the-change').length,
+      0,
+      'the event after the change was not sent',
+    );
+    const [delivery] = (await deliveriesOf(server, created.json.id, '?status=failed')).deliveries;
+    assert.match(delivery.attempts[0].error, /^not sent: /);
+    assert.equal(delivery.attempts[0].status_code, null);
+  });
+
+  test('a deleted creator’s webhook stops too', async () => {
+    const maker = await userWithRoles(server, 'hook-leaver', ['hook-reader']);
+    const created = await createWebhook(
+      server,
+      { name: 'by-leaver', url: `${receiver.base}/by-leaver`, event_types: ['role.created'] },
+      maker.token,
+    );
+    assert.equal(created.status, 201);
+    await role('made-before-leaving', []);
+    await waitFor('the delivery before the creator left', () => receiver.at('/by-leaver')[0]);
+    assert.equal((await api(server.url, 'DELETE', `/v1/users/${maker.id}`, { token: server.adminToken })).status, 200);
+    await role('made-after-leaving', []);
+    const hook = await waitFor('the webhook to be disabled', async () => {
+      const h = await webhookNow(created.json.id);
+      return h.status === 'disabled' ? h : undefined;
+    });
+    assert.match(hook.failure.last_error, /hook-leaver was deleted/);
+    assert.equal(receiver.at('/by-leaver').length, 1, 'nothing was sent after the creator was deleted');
+  });
+});
+
+test('a receiver answering an endless body is cut off after 64 KiB, and the delivery still counts', async () => {
+  // A long attempt timeout, so only the response bound (not the deadline) can end the endless answer.
+  const s = await startTestServer({ ...FAST, 'webhooks.timeout': '20s' });
+  let written = 0;
+  let closedAfter = 0;
+  const endless = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/octet-stream' });
+    const chunk = Buffer.alloc(64 * 1024, 120);
+    const pump = () => {
+      while (!res.destroyed && res.write(chunk)) written += chunk.length;
+      if (!res.destroyed) written += chunk.length;
+    };
+    res.on('drain', pump);
+    res.on('close', () => {
+      closedAfter = written;
+    });
+    pump();
+  });
+  await new Promise<void>((resolve) => endless.listen(0, '127.0.0.1', resolve));
+  try {
+    const port = (endless.address() as { port: number }).port;
+    const created = await createWebhook(s, {
+      name: 'endless',
+      url: `http://127.0.0.1:${port}/`,
+      event_types: ['role.created'],
+    });
+    assert.equal(created.status, 201);
+    await api(s.url, 'POST', '/v1/roles', { token: s.adminToken, body: { name: 'endless-trigger', allow: {} } });
+    const delivery = await waitFor('the delivery to succeed', async () => {
+      const d = (await deliveriesOf(s, created.json.id)).deliveries[0];
+      return d?.status === 'succeeded' ? d : undefined;
+    });
+    assert.equal(delivery.attempts[0].status_code, 200);
+    await waitFor('the receiver to see its connection closed', () => closedAfter > 0, 10_000);
+    // 64 KiB read, plus what the two sockets' buffers held; an unbounded read would run for 20 s.
+    assert.ok(closedAfter < 64 * 1024 * 1024, `the receiver wrote ${closedAfter} bytes before being cut off`);
+  } finally {
+    endless.closeAllConnections();
+    await new Promise<void>((resolve) => endless.close(() => resolve()));
+    await s.stop();
+  }
+});

@@ -70,7 +70,8 @@ export const EVENT_TYPES = {
   'webhook.deleted': { code: 'GH2401I', description: 'A webhook was deleted with its delivery records.' },
   'webhook.disabled': {
     code: 'GH2402W',
-    description: 'A webhook was disabled because its deliveries kept failing.',
+    description:
+      'A webhook was disabled: its deliveries kept failing (data.reason failures), or its creator may no longer read audit events (creator_lost_rights).',
   },
   'webhook.delivery.failed': {
     code: 'GH2403W',

@@ -5,6 +5,7 @@
 import type { AuditLog } from '../audit/audit-log.js';
 import { decodePosition } from '../audit/sqlite.js';
 import type { AuditActor, AuditEvent, AuditStore } from '../audit/types.js';
+import type { PolicyResolver } from '../auth/policy-resolver.js';
 import { type LeaseRunner, runUnderLease } from '../backend/lease.js';
 import type { StateStore } from '../backend/state.js';
 import { type Backend, BackendError, type Condition, type Operation } from '../backend/types.js';
@@ -13,6 +14,7 @@ import { type Clock, isoTime } from '../lib/clock.js';
 import { parseDuration } from '../lib/duration.js';
 import { newId } from '../lib/ids.js';
 import type { SecretBox } from '../lib/secret-box.js';
+import { creatorLostRights } from './creator-rights.js';
 import { type AttemptOutcome, postWebhook } from './http-attempt.js';
 import { type DeliveryRecord, subscribes, type WebhookRecord, webhookKeys } from './records.js';
 import { webhookHeaders } from './signature.js';
@@ -77,6 +79,8 @@ export function createWebhookDispatcher(deps: {
   audit: Pick<AuditLog, 'record'>;
   box: SecretBox;
   policy: UrlPolicy;
+  /** The creator's rights now, re-checked before each attempt (creator-rights.ts). */
+  policies: Pick<PolicyResolver, 'forUser' | 'forAgent'>;
   clock: Clock;
   options?: Partial<DispatcherOptions>;
   random?: () => number;
@@ -292,6 +296,9 @@ export function createWebhookDispatcher(deps: {
       return;
     }
     const startedAt = clock();
+    const lost = hook.status === 'active' ? creatorLostRights(state, deps.policies, hook) : undefined;
+    if (lost !== undefined) await disableForCreator(hook, lost);
+    const active = hook.status === 'active' && lost === undefined;
 
     let outcome: AttemptOutcome;
     let secret: string | undefined;
@@ -300,7 +307,9 @@ export function createWebhookDispatcher(deps: {
     } catch {
       secret = undefined;
     }
-    if (hook.status !== 'active') {
+    if (lost !== undefined) {
+      outcome = { ok: false, statusCode: null, latencyMs: 0, error: `not sent: ${lost}` };
+    } else if (!active) {
       outcome = { ok: false, statusCode: null, latencyMs: 0, error: 'not sent: the webhook is disabled' };
     } else if (secret === undefined) {
       outcome = {
@@ -326,7 +335,7 @@ export function createWebhookDispatcher(deps: {
       { at: isoTime(startedAt), status_code: outcome.statusCode, latency_ms: outcome.latencyMs, error: outcome.error },
     ];
     const retries = opts.retryScheduleMs;
-    const retryable = hook.status === 'active' && attempts.length <= retries.length;
+    const retryable = active && attempts.length <= retries.length;
     const nextAt =
       outcome.ok || !retryable ? null : clock() + Math.floor(random() * (retries[attempts.length - 1] ?? 0));
     const updated: DeliveryRecord = {
@@ -348,7 +357,26 @@ export function createWebhookDispatcher(deps: {
         h.consecutive_failures === 0 ? undefined : { ...h, consecutive_failures: 0 },
       );
     }
-    if (updated.status === 'failed' && hook.status === 'active') await deliveryFailed(hook, updated, outcome);
+    if (updated.status === 'failed' && active) await deliveryFailed(hook, updated, outcome);
+  }
+
+  /** Disables a webhook whose creator may no longer read audit events, with an event saying why. */
+  async function disableForCreator(hook: WebhookRecord, why: string): Promise<void> {
+    const now = isoTime(clock());
+    let disabledNow = false;
+    await updateWebhook(hook.id, (h) => {
+      if (h.status !== 'active') return undefined;
+      disabledNow = true;
+      return { ...h, status: 'disabled', disabled_at: now, last_error: `disabled: ${why}`, updated_at: now };
+    });
+    if (!disabledNow) return;
+    await deps.audit.record({
+      type: 'webhook.disabled',
+      actor: DISPATCHER_ACTOR,
+      target: { kind: 'webhook', id: hook.id, name: hook.name },
+      success: false,
+      data: { reason: 'creator_lost_rights', detail: why },
+    });
   }
 
   async function deliveryFailed(hook: WebhookRecord, delivery: DeliveryRecord, outcome: AttemptOutcome) {
@@ -386,7 +414,11 @@ export function createWebhookDispatcher(deps: {
         actor: DISPATCHER_ACTOR,
         target,
         success: false,
-        data: { consecutive_failures: after.consecutive_failures, last_error: after.last_error ?? null },
+        data: {
+          reason: 'failures',
+          consecutive_failures: after.consecutive_failures,
+          last_error: after.last_error ?? null,
+        },
       });
     }
   }

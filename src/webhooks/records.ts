@@ -18,6 +18,20 @@ export interface WebhookRecord {
   last_failure_at?: string;
   last_error?: string;
   disabled_at?: string;
+  /**
+   * Who created it, and for an agent the roles its token carried and the user it acted for: a
+   * webhook is a feed of audit events, so it delivers only while they may still read them. Absent on
+   * webhooks created before creators were recorded.
+   */
+  created_by?: WebhookCreator;
+}
+
+export interface WebhookCreator {
+  kind: 'user' | 'agent';
+  id: string;
+  name: string;
+  roles?: string[];
+  on_behalf_of?: string;
 }
 
 export interface DeliveryAttempt {

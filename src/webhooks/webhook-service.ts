@@ -3,7 +3,7 @@
 import type { AuditLog } from '../audit/audit-log.js';
 import { EVENT_TYPES } from '../audit/catalogue.js';
 import type { Covering } from '../auth/covering.js';
-import { actorOf, eventContext, type RequestContext } from '../auth/principal.js';
+import { actorOf, eventContext, type Principal, type RequestContext } from '../auth/principal.js';
 import { heldFoldedKey, nameConflicts } from '../auth/unique-names.js';
 import { translateConflicts } from '../backend/conflicts.js';
 import type { StateStore } from '../backend/state.js';
@@ -12,7 +12,7 @@ import { found, invalidField } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { page } from '../lib/paging.js';
 import type { SecretBox } from '../lib/secret-box.js';
-import { type DeliveryRecord, type WebhookRecord, webhookKeys } from './records.js';
+import { type DeliveryRecord, type WebhookCreator, type WebhookRecord, webhookKeys } from './records.js';
 import { generateWebhookSecret } from './signature.js';
 import { checkWebhookUrl, type UrlPolicy } from './url-policy.js';
 
@@ -38,6 +38,7 @@ export const toWebhookResponse = (w: WebhookRecord) => ({
     last_error: w.last_error ?? null,
     disabled_at: w.disabled_at ?? null,
   },
+  created_by: w.created_by ? { kind: w.created_by.kind, id: w.created_by.id } : null,
 });
 
 export const toDeliveryResponse = (d: DeliveryRecord) => ({
@@ -60,6 +61,16 @@ function checkEventTypes(types: string[]): string[] {
     }
   });
   return [...new Set(types)];
+}
+
+function creatorRecord(p: Principal): WebhookCreator {
+  return {
+    kind: p.kind,
+    id: p.id,
+    name: p.name,
+    ...(p.kind === 'agent' ? { roles: [...p.roles] } : {}),
+    ...(p.onBehalfOf ? { on_behalf_of: p.onBehalfOf.id } : {}),
+  };
 }
 
 export type WebhookService = ReturnType<typeof createWebhookService>;
@@ -114,6 +125,7 @@ export function createWebhookService(deps: {
         created_at: isoTime(now),
         updated_at: isoTime(now),
         consecutive_failures: 0,
+        ...(ctx.principal ? { created_by: creatorRecord(ctx.principal) } : {}),
       };
       const index = { exact: webhookKeys.name(webhook.name), folded: webhookKeys.foldedName(webhook.name) };
       await translateConflicts(

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { idPattern } from '../../lib/ids.js';
-import { Description, Name, Timestamp } from '../../lib/shapes.js';
+import { CreatedBy, Description, Name, Timestamp } from '../../lib/shapes.js';
 import { listQuery, listResponse, pathId } from '../schemas.js';
 
 export const WebhookId = Type.String({ pattern: idPattern('webhook'), description: 'whk_…' });
@@ -38,6 +38,7 @@ export const Webhook = Type.Object(
       },
       { additionalProperties: false },
     ),
+    created_by: CreatedBy,
   },
   { additionalProperties: false },
 );
