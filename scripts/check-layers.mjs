@@ -10,7 +10,8 @@ import { fileURLToPath } from 'node:url';
 /** Bottom to top. A name is a folder of src/ or a file of src/ without its extension. */
 export const LAYERS = [
   ['lib', 'node-version'],
-  ['config', 'rbac', 'net'],
+  // sdk: the client of the /v1 API (gatehouse/sdk); a client, so it may use lib and nothing of the server.
+  ['config', 'rbac', 'net', 'sdk'],
   // Stores: state, then audit events (retention runs under a state lease), then recordings (whose
   // uploads are audited). They import nothing above them.
   ['backend'],
@@ -29,7 +30,9 @@ export const LAYERS = [
   ['api', 'proxy'],
   // Composition and process entry.
   ['stores', 'bootstrap', 'admin-reset'],
-  ['server', 'cli'],
+  ['server'],
+  // The command line: the server's commands start it (start.ts), the client's use the sdk only.
+  ['cli'],
   ['main'],
 ];
 

@@ -46,6 +46,7 @@ async function walk(): Promise<void> {
   await call('DELETE', '/v1/auth/revoke', { token: refreshed.access_token });
   await call('DELETE', '/v1/auth/revoke', { body: { token: login.access_token } });
   await call('GET', '/v1/auth/ssh-ca');
+  await call('GET', '/v1/auth/whoami');
   await call('GET', '/.well-known/jwks.json', { token: null });
   await call('GET', '/healthz', { token: null });
   await call('GET', '/healthz?verbose=1', { token: null });

@@ -4,7 +4,14 @@ import { invalidField } from '../../lib/errors.js';
 import type { App } from '../app-types.js';
 import { declareRoutes } from '../declare-routes.js';
 import { authenticatedContext, contextOf } from '../request-context.js';
-import { RefreshRequest, RevokeRequest, RevokeResponse, TokenRequest, TokenResponse } from './tokens.schema.js';
+import {
+  RefreshRequest,
+  RevokeRequest,
+  RevokeResponse,
+  TokenRequest,
+  TokenResponse,
+  WhoAmIResponse,
+} from './tokens.schema.js';
 
 export function tokenRoutes(app: App, deps: { tokens: TokenService; tokenExchange: TokenExchange }): void {
   const route = declareRoutes(app, { tags: ['auth'] });
@@ -56,5 +63,27 @@ export function tokenRoutes(app: App, deps: { tokens: TokenService; tokenExchang
       200: RevokeResponse,
     },
     async (request) => deps.tokens.revoke(authenticatedContext(request), request.body?.token),
+  );
+
+  // Who the presented token acts as: what `gatehouse status` shows (and any client that must say who it is).
+  route.get(
+    '/v1/auth/whoami',
+    {
+      permission: 'authenticated',
+      summary: 'Who the presented token acts as: principal, roles, the login it belongs to and when it expires',
+      200: WhoAmIResponse,
+    },
+    async (request) => {
+      const p = authenticatedContext(request).principal;
+      return {
+        kind: p.kind,
+        id: p.id,
+        name: p.name,
+        roles: [...p.roles],
+        ...(p.onBehalfOf ? { on_behalf_of: p.onBehalfOf.name } : {}),
+        ...(p.token?.expires_at !== undefined ? { expires_at: new Date(p.token.expires_at).toISOString() } : {}),
+        ...(p.token ? { login: p.token.family } : {}),
+      };
+    },
   );
 }

@@ -76,3 +76,22 @@ export const RevokeResponse = Type.Object(
   { revoked: Type.Integer({ description: 'How many tokens (access and refresh) were revoked' }) },
   { additionalProperties: false },
 );
+
+export const WhoAmIResponse = Type.Object(
+  {
+    kind: Type.Union([Type.Literal('user'), Type.Literal('agent')]),
+    id: Type.String(),
+    name: Type.String(),
+    roles: Type.Array(Type.String(), { description: 'The roles this token acts with (an agent: its scope)' }),
+    on_behalf_of: Type.Optional(
+      Type.String({ description: 'Token exchange: the name of the user the agent acts for' }),
+    ),
+    expires_at: Type.Optional(
+      Type.String({ format: 'date-time', description: 'When the presented access token expires' }),
+    ),
+    login: Type.Optional(
+      Type.String({ description: 'The login (token family) the presented token belongs to; a logout ends it' }),
+    ),
+  },
+  { additionalProperties: false },
+);
