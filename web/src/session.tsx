@@ -56,7 +56,17 @@ export const SESSION_KEY = ['webapi-session'] as const;
 
 /** Where sign-in sends the person back to: only a path on this site, never another origin. */
 export function safeNext(next: string | null): string {
-  return next?.startsWith('/') && !next.startsWith('//') && !next.startsWith('/login') ? next : '/resources';
+  // Parsed as the browser will parse it: `/\host`, `//host`, `https:` and `javascript:` all leave the
+  // console's origin and are refused; only a path of this origin (not the sign-in page) is followed.
+  if (!next?.startsWith('/')) return '/resources';
+  let url: URL;
+  try {
+    url = new URL(next, window.location.origin);
+  } catch {
+    return '/resources';
+  }
+  if (url.origin !== window.location.origin || url.pathname.startsWith('/login')) return '/resources';
+  return `${url.pathname}${url.search}${url.hash}`;
 }
 
 /** Renders its children for a signed-in person; otherwise sends them to sign in, and back here after. */
