@@ -3,6 +3,7 @@
 
 import { resolve } from 'node:path';
 import { type AccessChecker, createAccessChecker } from './access/access-checker.js';
+import { createEffectiveAccess, type EffectiveAccessService } from './access/effective-access.js';
 import { type AgentBasics, type AgentServices, createAgentBasics, createAgentServices } from './agents/wiring.js';
 import { type AuditLog, createAuditLog } from './audit/audit-log.js';
 import { auditReadiness } from './audit/readiness.js';
@@ -48,6 +49,8 @@ export interface Services extends AgentServices, AgentBasics {
   state: StateStore;
   /** The one access checker: the API's tickets, every proxy and the session guard decide through it. */
   access: AccessChecker;
+  /** What a principal reaches and as whom, per role, as the checker decides (GET /v1/users/{id}/access). */
+  effectiveAccess: EffectiveAccessService;
   audit: AuditLog;
   /** The store the audit log appends to (the webhook dispatcher tails it). */
   auditStore: AuditStore;
@@ -230,6 +233,7 @@ export async function createServices(deps: {
   return {
     state,
     access,
+    effectiveAccess: createEffectiveAccess({ state, access, policies, pipeline }),
     audit,
     covering,
     pipeline,
@@ -249,7 +253,7 @@ export async function createServices(deps: {
     sessionGuard,
     tickets,
     kubeconfigs: createKubeconfigs({
-      resources,
+      access,
       tokens,
       audit,
       tokenTtlMs: parseDuration(config.tokens.access_ttl) as number,

@@ -9,6 +9,7 @@ import { newRequestId } from '../lib/random.js';
 import type { AuthPool } from '../net/auth-client.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { Services } from '../services.js';
+import { accessRoutes } from './access/access.routes.js';
 import { agentRoutes, jwksRoute } from './agents/agents.routes.js';
 import type { App } from './app-types.js';
 import { auditRoutes } from './audit/audit.routes.js';
@@ -40,6 +41,7 @@ import { sessionRoutes } from './sessions/sessions.routes.js';
 import { sshCaRoutes } from './ssh-ca/ssh-ca.routes.js';
 import { sshKeyRoutes } from './ssh-keys/ssh-keys.routes.js';
 import { tokenRoutes } from './tokens/tokens.routes.js';
+import { meRoutes } from './users/me.routes.js';
 import { userRoutes } from './users/users.routes.js';
 import { createValidatorCompiler } from './validation.js';
 import { webhookRoutes } from './webhooks/webhooks.routes.js';
@@ -76,6 +78,9 @@ export interface ApiOptions {
 function registerApiRoutes(scoped: App, services: Services): void {
   tokenRoutes(scoped, services);
   userRoutes(scoped, services);
+  meRoutes(scoped, services);
+  // After userRoutes: /v1/users/:id/access takes a user's name too.
+  accessRoutes(scoped, services);
   roleRoutes(scoped, services);
   resourceRoutes(scoped, services);
   agentRoutes(scoped, services);

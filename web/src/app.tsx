@@ -4,6 +4,7 @@ import { Layout } from './components/layout';
 import { AgentPage } from './pages/agent';
 import { AgentsPage } from './pages/agents';
 import { AuditPage } from './pages/audit';
+import { ProfilePage } from './pages/profile';
 import { ResourcePage } from './pages/resource';
 import { ResourcesPage } from './pages/resources';
 import { RoleEditorPage } from './pages/role-editor';
@@ -38,6 +39,7 @@ export function App() {
         <Route path="sessions" element={<SessionsPage />} />
         <Route path="sessions/:id" element={<SessionPage />} />
         <Route path="audit" element={<AuditPage />} />
+        <Route path="profile" element={<ProfilePage />} />
         <Route path="*" element={<p role="alert">There is no page here.</p>} />
       </Route>
     </Routes>

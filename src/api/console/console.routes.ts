@@ -20,7 +20,16 @@ import {
 import { CONSOLE_CSP, type ConsoleFiles, loadConsoleFiles, type StaticFile } from './static-files.js';
 
 /** The console's client routes (web/src/app.tsx): each answers index.html, deeper paths too. */
-export const CLIENT_ROUTES = ['login', 'resources', 'users', 'roles', 'agents', 'sessions', 'audit'] as const;
+export const CLIENT_ROUTES = [
+  'login',
+  'resources',
+  'users',
+  'roles',
+  'agents',
+  'sessions',
+  'audit',
+  'profile',
+] as const;
 
 export const DEFAULT_CONSOLE_DIR = fileURLToPath(new URL('../../../web/dist/', import.meta.url));
 

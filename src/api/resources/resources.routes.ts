@@ -9,6 +9,7 @@ import {
   AppList,
   DatabaseList,
   KindQuery,
+  KubeconfigParams,
   Resource,
   ResourceInput,
   ResourceList,
@@ -72,12 +73,14 @@ export function resourceRoutes(app: App, deps: { resources: ResourceService; kub
   route.get(
     '/v1/resources/:id/kubeconfig',
     {
-      // Hands out a token, but only of the caller itself and within its own rights.
-      permission: 'read',
+      // Hands out a token, but only of the caller itself and within its own rights. Who may have one
+      // is the access checker's call (the cluster must be one the caller's roles reach), as at the
+      // kube door: resources:read is an admin's permission, not a user's of the cluster.
+      permission: 'authenticated',
       grants: ['self'],
       summary:
-        'A kubeconfig for a Kubernetes cluster you may see: the proxy (pinned to its CA) and a short-lived token of yours (YAML)',
-      params: ResourceParams,
+        'A kubeconfig for a Kubernetes cluster you may reach (by id or name): the proxy (pinned to its CA) and a short-lived token of yours (YAML); 404 for a cluster your roles do not reach',
+      params: KubeconfigParams,
       produces: ['application/yaml'],
       200: Type.String({ description: 'kubeconfig (YAML)' }),
     },

@@ -25,6 +25,18 @@ export const AppList = listResponse('apps', Resource);
 
 export const ServerParams = Type.Object({ id: pathId('server') }, { additionalProperties: false });
 
+export const KubeconfigParams = Type.Object(
+  {
+    id: Type.String({
+      minLength: 1,
+      maxLength: 80,
+      pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$',
+      description: 'kube_… id or the cluster’s name',
+    }),
+  },
+  { additionalProperties: false },
+);
+
 export const ResourceParams = Type.Object(
   {
     id: pathId(['database', 'server', 'app', 'kubeCluster'], 'db_…, srv_…, app_… or kube_…'),

@@ -32,7 +32,7 @@ export function Layout() {
           ))}
         </nav>
         <span className="who">
-          Signed in as <strong>{session.principal.name}</strong>
+          Signed in as <NavLink to="/profile">{session.principal.name}</NavLink>
         </span>
         <button
           type="button"

@@ -1,10 +1,11 @@
-// One resource: its details, Gatehouse's SSH key for a server (to copy) and its pinned host key
+// One resource: its details, the Connect panel filled for the signed-in person, Gatehouse's SSH key for a server (to copy) and its pinned host key
 // (and the pin's reset); edit (PATCH: description, labels, where it is) and delete.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { api, type Body, ok } from '../api/client';
 import { ConfirmButton } from '../components/confirm';
+import { ConnectPanel } from '../components/connect-panel';
 import { SelectField, TextField } from '../components/field';
 import { FormToggle, PanelForm } from '../components/form-panel';
 import { formatLabels, parseLabels } from '../components/labels';
@@ -87,9 +88,10 @@ export function ResourcePage() {
         <dt>Created</dt>
         <dd>{new Date(r.created_at).toLocaleString()}</dd>
       </dl>
-      {r.kind === 'server' && (
+      <ConnectPanel resource={r} />
+      {r.kind === 'server' && canUpdate && (
         <>
-          <h2>SSH</h2>
+          <h2>Gatehouse's key on the server</h2>
           <p>
             Add Gatehouse's key for this server to <code>~/.ssh/authorized_keys</code> of each login people may use:
           </p>

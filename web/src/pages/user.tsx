@@ -3,12 +3,11 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { api, ok } from '../api/client';
+import { ApiKeys } from '../components/api-keys';
 import { ConfirmButton } from '../components/confirm';
 import { TextField } from '../components/field';
 import { FormToggle, PanelForm } from '../components/form-panel';
 import { parseList } from '../components/labels';
-import { QueryTable } from '../components/query-table';
-import { ShownOnce } from '../components/secret';
 import { Loading, ProblemView } from '../components/status';
 import { useCan } from '../session';
 
@@ -63,7 +62,7 @@ export function UserPage() {
         <dt>Status</dt>
         <dd>{u.status}</dd>
       </dl>
-      <ApiKeys userId={u.id} />
+      <UserApiKeys userId={u.id} />
     </section>
   );
 }
@@ -98,84 +97,17 @@ function EditUser({ user: u, onDone }: { user: UserView; onDone: () => void }) {
   );
 }
 
-function ApiKeys({ userId }: { userId: string }) {
-  const queryClient = useQueryClient();
-  const canUpdate = useCan('users', 'update');
-  const [name, setName] = useState('');
-  const [secret, setSecret] = useState<string>();
-  const key = ['api-keys', userId];
-  const query = useQuery({
-    queryKey: key,
-    queryFn: () => ok(api.GET('/v1/users/{id}/api-keys', { params: { path: { id: userId } } })),
-  });
-  const create = useMutation({
-    mutationFn: () => ok(api.POST('/v1/users/{id}/api-keys', { params: { path: { id: userId } }, body: { name } })),
-    onSuccess: (created) => {
-      setSecret(created.api_key);
-      setName('');
-      void queryClient.invalidateQueries({ queryKey: key });
-    },
-  });
-  const remove = useMutation({
-    mutationFn: (keyId: string) =>
-      ok(api.DELETE('/v1/users/{id}/api-keys/{key_id}', { params: { path: { id: userId, key_id: keyId } } })),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: key }),
-  });
+function UserApiKeys({ userId }: { userId: string }) {
+  const path = { params: { path: { id: userId } } };
   return (
-    <section aria-labelledby="api-keys">
-      <h2 id="api-keys">API keys</h2>
-      {secret && <ShownOnce title="New API key" secret={secret} onDone={() => setSecret(undefined)} />}
-      {canUpdate && (
-        <form
-          className="filters"
-          aria-label="Create an API key"
-          onSubmit={(e) => {
-            e.preventDefault();
-            create.mutate();
-          }}
-        >
-          <TextField
-            label="Key name"
-            path="/body/name"
-            problem={create.error}
-            value={name}
-            onChange={setName}
-            required
-          />
-          <button type="submit" disabled={create.isPending}>
-            Create API key
-          </button>
-        </form>
-      )}
-      {create.isError && <ProblemView error={create.error} title="No key created" inline />}
-      {remove.isError && <ProblemView error={remove.error} title="Key not deleted" />}
-      <QueryTable
-        query={query}
-        what="API keys"
-        label="API keys"
-        items={(d) => d.api_keys}
-        empty="No API keys."
-        headers={['Name', 'Starts with', 'Created', 'Expires', '']}
-        row={(k) => (
-          <tr key={k.id}>
-            <td>{k.name}</td>
-            <td>
-              <code>{k.hint}</code>
-            </td>
-            <td>{new Date(k.created_at).toLocaleString()}</td>
-            <td>{k.expires_at ? new Date(k.expires_at).toLocaleString() : 'never'}</td>
-            <td>
-              {canUpdate && (
-                <ConfirmButton
-                  label={`Delete key ${k.name}`}
-                  confirmLabel="Delete it"
-                  onConfirm={() => remove.mutate(k.id)}
-                />
-              )}
-            </td>
-          </tr>
-        )}
-      />
-    </section>
+    <ApiKeys
+      queryKey={['api-keys', userId]}
+      canUpdate={useCan('users', 'update')}
+      list={() => ok(api.GET('/v1/users/{id}/api-keys', path))}
+      create={(name) => ok(api.POST('/v1/users/{id}/api-keys', { ...path, body: { name } }))}
+      remove={(keyId) =>
+        ok(api.DELETE('/v1/users/{id}/api-keys/{key_id}', { params: { path: { id: userId, key_id: keyId } } }))
+      }
+    />
   );
 }

@@ -1,0 +1,99 @@
+// Effective access (access/effective-access.ts): what a principal reaches and as whom. A principal
+// may read its own; another's needs users:read or agents:read, checked here because the route
+// serves both (the declared permission is only "authenticated").
+import type { EffectiveAccess as Access, EffectiveAccessService } from '../../access/effective-access.js';
+import type { AgentService } from '../../agents/agent-service.js';
+import type { Principal } from '../../auth/principal.js';
+import type { Kubeconfigs } from '../../kube/kubeconfig.js';
+import { GatehouseError } from '../../lib/errors.js';
+import type { UserService } from '../../users/user-service.js';
+import type { App } from '../app-types.js';
+import { declareRoutes } from '../declare-routes.js';
+import { authenticatedContext } from '../request-context.js';
+import { AccessQuery, AgentAccessParams, EffectiveAccess, UserAccessParams } from './access.schema.js';
+
+type Endpoint = { host: string; port: number };
+
+function mayRead(principal: Principal, target: { kind: 'user' | 'agent'; id: string }): void {
+  if (principal.kind === target.kind && principal.id === target.id) return;
+  const collection = target.kind === 'user' ? 'users' : 'agents';
+  if (!principal.policy.can(collection, 'read').allowed)
+    throw new GatehouseError('forbidden', `your roles do not allow ${collection}:read (you may read your own access)`);
+}
+
+export function accessRoutes(
+  app: App,
+  deps: {
+    effectiveAccess: EffectiveAccessService;
+    users: Pick<UserService, 'get'>;
+    agents: Pick<AgentService, 'get'>;
+    sshEndpoint: () => Endpoint | undefined;
+    dbEndpoint: () => Endpoint | undefined;
+    kubeconfigs: Pick<Kubeconfigs, 'endpoint'>;
+  },
+): void {
+  const { users, agents } = deps;
+  // Where to connect rides along, so a Connect panel can write the exact command.
+  const withProxy = (access: Access) => {
+    const ssh = deps.sshEndpoint();
+    const postgres = deps.dbEndpoint();
+    const kubernetes = deps.kubeconfigs.endpoint?.url;
+    return {
+      ...access,
+      proxy: { ...(ssh && { ssh }), ...(postgres && { postgres }), ...(kubernetes && { kubernetes }) },
+    };
+  };
+  const effectiveAccess = {
+    of: (...args: Parameters<EffectiveAccessService['of']>) => withProxy(deps.effectiveAccess.of(...args)),
+    ofPrincipal: (...args: Parameters<EffectiveAccessService['ofPrincipal']>) =>
+      withProxy(deps.effectiveAccess.ofPrincipal(...args)),
+  };
+  const route = declareRoutes(app, { tags: ['access'] });
+
+  route.get(
+    '/v1/users/me/access',
+    {
+      permission: 'authenticated',
+      summary:
+        'Your effective access: every resource you reach and as whom (logins, database users and names, Kubernetes users and groups), with the role that grants each',
+      querystring: AccessQuery,
+      200: EffectiveAccess,
+    },
+    async (request) => effectiveAccess.of(authenticatedContext(request).principal, request.query),
+  );
+
+  route.get(
+    '/v1/users/:id/access',
+    {
+      permission: 'authenticated',
+      summary: "A user's effective access, per role (yours, or anyone's with users:read)",
+      params: UserAccessParams,
+      querystring: AccessQuery,
+      200: EffectiveAccess,
+    },
+    async (request) => {
+      const { principal } = authenticatedContext(request);
+      mayRead(principal, { kind: 'user', id: request.params.id });
+      const user = users.get(request.params.id);
+      return effectiveAccess.ofPrincipal({ kind: 'user', id: user.id, name: user.name }, request.query);
+    },
+  );
+
+  route.get(
+    '/v1/agents/:id/access',
+    {
+      permission: 'authenticated',
+      summary:
+        "An agent's effective access (its roles within its owner's), per role (its own, or any with agents:read)",
+      params: AgentAccessParams,
+      querystring: AccessQuery,
+      200: EffectiveAccess,
+    },
+    async (request) => {
+      const { principal } = authenticatedContext(request);
+      mayRead(principal, { kind: 'agent', id: request.params.id });
+      const agent = agents.get(request.params.id);
+      return effectiveAccess.ofPrincipal({ kind: 'agent', id: agent.id, name: agent.name }, request.query);
+    },
+  );
+}

@@ -1,0 +1,79 @@
+// The profile page of a person who connects (no admin rights): what she can reach and why, her SSH
+// key added there and then used by the stock ssh client through the proxy, her own API keys.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { generateClientKey, sshExec } from '../../test/helpers/ssh-client.js';
+import { adminApi, env, expect, screenshot, signIn, test, userWithRoles } from './fixtures.js';
+
+let alice: { id: string; key: string };
+const dir = mkdtempSync(join(tmpdir(), 'gatehouse-e2e-profile-'));
+
+test.beforeAll(async () => {
+  const role = await adminApi('POST', '/v1/roles', {
+    name: 'profile-dev',
+    allow: {
+      rules: [{ resources: ['resources'], verbs: ['list', 'read'] }],
+      resources: [{ kinds: ['server'], labels: { env: 'dev' } }],
+      logins: [env.sshLogin()],
+    },
+  });
+  expect(role.status, role.text).toBe(201);
+  alice = await userWithRoles('alice-profile', ['profile-dev']);
+});
+test.afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const sshAsAlice = (identityFile: string) =>
+  sshExec('echo connected as $(whoami)', { port: env.sshPort(), user: `${env.sshLogin()}@web-1`, identityFile });
+
+test('alice adds her SSH key on her profile, then the stock ssh client reaches web-1 through the proxy', async ({
+  page,
+}) => {
+  const key = await generateClientKey(dir);
+  // Control: before the key is hers, the proxy refuses it.
+  expect((await sshAsAlice(key.privatePath)).code).toBe(255);
+
+  await signIn(page, alice.key);
+  await page.getByRole('link', { name: 'alice-profile' }).click();
+  await expect(page.getByRole('heading', { name: 'Your profile' })).toBeVisible();
+  const reach = page.getByRole('table', { name: 'What you can reach' });
+  await expect(reach.getByRole('row', { name: /web-1/ })).toContainText(`${env.sshLogin()}`);
+  await expect(reach.getByRole('row', { name: /web-1/ })).toContainText('profile-dev');
+
+  const form = page.getByRole('form', { name: 'Add an SSH key' });
+  await form.getByLabel('Public key').fill('ssh-ed25519 not-a-key');
+  await form.getByRole('button', { name: 'Add SSH key' }).click();
+  await expect(form.getByLabel('Public key')).toHaveAttribute('aria-invalid', 'true');
+  await form.getByLabel('Public key').fill(key.publicLine);
+  await form.getByLabel('Key name').fill('laptop');
+  await form.getByRole('button', { name: 'Add SSH key' }).click();
+  const keys = page.getByRole('table', { name: 'SSH keys' });
+  await expect(keys.getByRole('row', { name: /laptop/ })).toContainText('SHA256:');
+  await screenshot(page, 'profile');
+
+  const run = await sshAsAlice(key.privatePath);
+  expect(run.stderr).toBe('');
+  expect(run.stdout.trim()).toBe(`connected as ${env.sshLogin()}`);
+
+  // Removed on the profile, the key no longer opens anything.
+  await keys.getByRole('button', { name: 'Remove key laptop' }).click();
+  await page.getByRole('button', { name: 'Remove it' }).click();
+  await expect(page.getByText('No SSH keys yet')).toBeVisible();
+  expect((await sshAsAlice(key.privatePath)).code).toBe(255);
+});
+
+test('alice creates an API key of her own (shown once, it signs in) and revokes it', async ({ page, browser }) => {
+  await signIn(page, alice.key, '/profile');
+  await page.getByRole('form', { name: 'Create an API key' }).getByLabel('Key name').fill('cli');
+  await page.getByRole('button', { name: 'Create API key' }).click();
+  const secret = (await page.getByTestId('secret').textContent()) ?? '';
+  expect(secret).toMatch(/^gh[a-z]_/);
+  const other = await browser.newPage();
+  await signIn(other, secret);
+  await expect(other.getByText('Signed in as alice-profile')).toBeVisible();
+  await other.close();
+  await page.getByRole('button', { name: 'I have copied it' }).click();
+  await page.getByRole('button', { name: 'Delete key cli' }).click();
+  await page.getByRole('button', { name: 'Delete it' }).click();
+  await expect(page.getByRole('table', { name: 'API keys' }).getByText('cli')).toHaveCount(0);
+});
