@@ -25,6 +25,8 @@ import { createAuthPool, waitForAuthTier } from './net/auth-client.js';
 import { createDescriptorBudget, type DoorLimits, descriptorLimit, doorBudgetSize } from './net/listener-limits.js';
 import { instrumentAuditStore, watchAuditStatus } from './observability/audit-metrics.js';
 import { createMetrics, type Metrics } from './observability/metrics.js';
+import type { AppDoor } from './proxy/app/app-door.js';
+import { startAppDoor, webPublicUrl } from './proxy/app/start-app-door.js';
 import type { DbProxy } from './proxy/db/db-proxy.js';
 import { startDbProxy } from './proxy/db/start.js';
 import type { KubeProxy } from './proxy/kube/kube-proxy.js';
@@ -224,6 +226,7 @@ export async function startGatehouse(
   let sshProxy: SshProxy | undefined;
   let dbProxy: DbProxy | undefined;
   let kubeProxy: KubeProxy | undefined;
+  let appDoor: AppDoor | undefined;
   let recordingsStarted = false;
   let draining = false;
   const common = {
@@ -283,7 +286,13 @@ export async function startGatehouse(
       // Sessions first, on every door at once: each user is told, each recording closed (and queued for
       // upload). Each door ends what is left within 3 s, the HTTP listeners within 5 s (their
       // in-flight requests finish first), the uploads within 3 s: the whole stays under 10 s.
-      await Promise.all([sshProxy?.close(), dbProxy?.close(), kubeProxy?.close(), ...apps.map((a) => a.close())]);
+      await Promise.all([
+        sshProxy?.close(),
+        dbProxy?.close(),
+        kubeProxy?.close(),
+        appDoor?.close(),
+        ...apps.map((a) => a.close()),
+      ]);
       // Uploads get a moment to finish; what is left stays in the spool for the next start.
       if (recordingsStarted) await services.recordings.stop({ drainMs: 3000 });
       // Background jobs next (in-flight webhook attempts finish, bounded), while the stores are open.
@@ -341,6 +350,8 @@ export async function startGatehouse(
       if (config.db_public_addr) services.publishDbEndpoint(parseAddr('db_public_addr', config.db_public_addr));
       if (config.kube_public_url)
         services.kubeconfigs.publish(new URL(config.kube_public_url).origin, services.kubeCa.certPem);
+      // Apps' public_url in the API's answers.
+      if (config.web_public_url) services.apps.addressing.publish(config.web_public_url, config.apps_domain);
     }
     if (config.roles.includes('proxy')) {
       if (fdLimit !== undefined)
@@ -356,9 +367,15 @@ export async function startGatehouse(
       apps.push(web.app);
       metrics?.trackConnections(web.app.server, 'web');
       // The port the waiting listener held (the one it was given, for port 0) passes to the real one.
+      // App hosts go to the app door before the console and API (docs/apps.md).
+      appDoor = startAppDoor(services, web.app.server, { config, clock, logger, ...(metrics ? { metrics } : {}) });
+      const port = waitingRoom?.port ?? webAddr.port;
+      if (port !== 0) services.apps.addressing.publish(webPublicUrl(config, scheme, port), config.apps_domain);
       await waitingRoom?.close();
-      await web.app.listen({ host: webAddr.host, port: waitingRoom?.port ?? webAddr.port });
-      handle.webUrl = `${scheme}://${hostFor(webAddr.host)}:${(web.app.server.address() as { port: number }).port}`;
+      await web.app.listen({ host: webAddr.host, port });
+      const webPort = (web.app.server.address() as { port: number }).port;
+      handle.webUrl = `${scheme}://${hostFor(webAddr.host)}:${webPort}`;
+      if (port === 0) services.apps.addressing.publish(webPublicUrl(config, scheme, webPort), config.apps_domain);
 
       let recovered: string[];
       try {

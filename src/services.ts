@@ -5,6 +5,7 @@ import { resolve } from 'node:path';
 import { type AccessChecker, createAccessChecker } from './access/access-checker.js';
 import { createEffectiveAccess, type EffectiveAccessService } from './access/effective-access.js';
 import { type AgentBasics, type AgentServices, createAgentBasics, createAgentServices } from './agents/wiring.js';
+import { type Apps, createApps } from './apps/apps.js';
 import { type AuditLog, createAuditLog } from './audit/audit-log.js';
 import { auditReadiness } from './audit/readiness.js';
 import type { AuditStore } from './audit/types.js';
@@ -78,6 +79,8 @@ export interface Services extends AgentServices, AgentBasics {
   /** Who may reach which Kubernetes cluster as whom (the Kubernetes proxy asks it). */
   /** Kubeconfigs with a short-lived token of the caller (GET /v1/resources/{id}/kubeconfig). */
   kubeconfigs: Kubeconfigs;
+  /** Application access: where apps live, launch codes and cookie sessions, the identity JWT. */
+  apps: Apps;
   /** Signs short-lived user certificates for upstream logins (targets trust GET /v1/auth/ssh-ca). */
   userCa: UserCa;
   /** The Kubernetes proxy's CA, the cluster's one (kube-ca-store.ts). */
@@ -252,6 +255,14 @@ export async function createServices(deps: {
     sessions,
     sessionGuard,
     tickets,
+    apps: createApps({
+      state,
+      clock,
+      access,
+      tokens,
+      signingKeys: agentServices.signingKeys,
+      sessionTtlMs: parseDuration(config.tokens.access_ttl) as number,
+    }),
     kubeconfigs: createKubeconfigs({
       access,
       tokens,

@@ -105,11 +105,14 @@ export function createSigningKeys(deps: {
     /** The key that signs now (created, with the next one, when its generation begins). */
     current,
 
-    /** Signs claims with that key as a JWT valid from now for ttlSeconds. */
-    async sign(record: SigningKeyRecord, claims: JWTPayload, ttlSeconds: number): Promise<string> {
+    /**
+     * Signs claims with that key as a JWT valid from now for ttlSeconds. `typ` tells verifiers which
+     * kind of Gatehouse JWT it is (app assertions have their own), so one is never taken for another.
+     */
+    async sign(record: SigningKeyRecord, claims: JWTPayload, ttlSeconds: number, typ = 'JWT'): Promise<string> {
       const iat = Math.floor(clock() / 1000);
       return new SignJWT(claims)
-        .setProtectedHeader({ alg: 'EdDSA', kid: record.kid, typ: 'JWT' })
+        .setProtectedHeader({ alg: 'EdDSA', kid: record.kid, typ })
         .setIssuedAt(iat)
         .setExpirationTime(iat + ttlSeconds)
         .sign(await privateKeyOf(record));

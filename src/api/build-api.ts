@@ -12,6 +12,7 @@ import type { Services } from '../services.js';
 import { accessRoutes } from './access/access.routes.js';
 import { agentRoutes, jwksRoute } from './agents/agents.routes.js';
 import type { App } from './app-types.js';
+import { appRoutes } from './apps/apps.routes.js';
 import { auditRoutes } from './audit/audit.routes.js';
 import { type ConnectionLimits, closeInBoundedTime, limitConnections, timeoutOptions } from './connection-limits.js';
 import { consolePageRoutes, consoleSessionRoutes, webConsoleRoutes } from './console/console.routes.js';
@@ -93,6 +94,7 @@ function registerApiRoutes(scoped: App, services: Services): void {
     dbEndpoint: services.dbEndpoint,
   });
   sshCaRoutes(scoped, services);
+  appRoutes(scoped, services);
 }
 
 export async function buildApi(services: Services, opts: ApiOptions): Promise<{ app: App; routes: RegisteredRoute[] }> {

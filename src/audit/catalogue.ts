@@ -123,6 +123,20 @@ export const EVENT_TYPES = {
     code: 'GH4302I',
     description: 'A database session ended (duration, statements, bytes each way, status).',
   },
+  'app.session.start': {
+    code: 'GH4400I',
+    description:
+      'An app session started on the web listener (principal, app, how: cookie after a launch, or bearer for a program).',
+  },
+  'app.request': {
+    code: 'GH4401I',
+    description:
+      'A request through an app session: method, path (query values left out), status, bytes each way, duration. Never bodies, cookies or credentials. success: false when Gatehouse refused it.',
+  },
+  'app.session.end': {
+    code: 'GH4402I',
+    description: 'An app session ended (expired, signed out, access lost, terminated; bytes each way).',
+  },
   'recording.uploaded': { code: 'GH4100I', description: 'A session recording reached object storage, verified.' },
   'recording.upload_failed': {
     code: 'GH4101E',

@@ -39,6 +39,22 @@ export const ConfigSchema = Type.Object(
         description: 'https://host:port kubeconfigs point at (behind a load balancer); default kube_addr.',
       }),
     ),
+    web_public_url: Type.Optional(
+      Type.String({
+        pattern: '^https?://(\\[[0-9a-fA-F:]+\\]|[A-Za-z0-9.-]+)(:\\d{1,5})?/?$',
+        maxLength: 300,
+        description:
+          'http(s)://host[:port] people reach the web listener at (behind a load balancer); default http://localhost:<web port>.',
+      }),
+    ),
+    apps_domain: Type.Optional(
+      Type.String({
+        pattern: '^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$',
+        maxLength: 253,
+        description:
+          'Domain under which each app is served at <app name>.<apps_domain> on the web listener; default the host of web_public_url.',
+      }),
+    ),
     db_addr: Type.String({
       ...Address,
       default: '127.0.0.1:3036',

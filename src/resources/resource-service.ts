@@ -3,6 +3,7 @@
 // SSH key pair at registration (the private half sealed under secrets/, never answered) and a pinned
 // host key, registered with it or taken on the proxy's first connection.
 
+import { X509Certificate } from 'node:crypto';
 import type { Static } from '@sinclair/typebox';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { Covering } from '../auth/covering.js';
@@ -65,6 +66,8 @@ export interface ResourceRecord {
   kube?: ResourceResponse['kube'];
   /** database: which upstream credentials are sealed (db-upstream.ts), never a secret. */
   db?: ResourceResponse['db'];
+  /** app: its public host, upstream CA and Host header (src/apps/). */
+  app?: ResourceResponse['app'];
   created_at: string;
   updated_at: string;
 }
@@ -78,7 +81,15 @@ interface ServerSecret {
 const ID_KIND = { database: 'database', server: 'server', app: 'app', kube_cluster: 'kubeCluster' } as const;
 const sealContext = (serverId: string) => `server-upstream-key:${serverId}`;
 
-export function toResourceResponse(r: ResourceRecord): ResourceResponse {
+/**
+ * The record as the API answers it; `publicUrlOf` gives an app's public_url (src/apps/ knows the
+ * apps domain), absent where nobody serves apps.
+ */
+export function toResourceResponse(
+  r: ResourceRecord,
+  publicUrlOf?: (r: ResourceRecord) => string | undefined,
+): ResourceResponse {
+  const publicUrl = r.kind === 'app' ? publicUrlOf?.(r) : undefined;
   const response: ResourceResponse = {
     id: r.id,
     kind: r.kind,
@@ -90,6 +101,8 @@ export function toResourceResponse(r: ResourceRecord): ResourceResponse {
     ...(r.uri !== undefined ? { uri: r.uri } : {}),
     ...(r.kube !== undefined ? { kube: r.kube } : {}),
     ...(r.db !== undefined ? { db: r.db } : {}),
+    ...(r.app !== undefined ? { app: r.app } : {}),
+    ...(publicUrl !== undefined ? { public_url: publicUrl } : {}),
     created_at: r.created_at,
     updated_at: r.updated_at,
   };
@@ -104,11 +117,20 @@ export function toResourceResponse(r: ResourceRecord): ResourceResponse {
 
 /** Which fields each kind takes; anything else is refused with its path. */
 const FIELDS: Record<ProtectedKind, { required: Array<keyof ResourceInput>; forbidden: Array<keyof ResourceInput> }> = {
-  database: { required: ['address', 'protocol'], forbidden: ['uri', 'ssh_host_key', 'kube'] },
-  server: { required: ['address'], forbidden: ['protocol', 'uri', 'kube', 'db'] },
+  database: { required: ['address', 'protocol'], forbidden: ['uri', 'ssh_host_key', 'kube', 'app'] },
+  server: { required: ['address'], forbidden: ['protocol', 'uri', 'kube', 'db', 'app'] },
   app: { required: ['uri'], forbidden: ['address', 'protocol', 'ssh_host_key', 'kube', 'db'] },
-  kube_cluster: { required: ['address', 'kube'], forbidden: ['protocol', 'uri', 'ssh_host_key', 'db'] },
+  kube_cluster: { required: ['address', 'kube'], forbidden: ['protocol', 'uri', 'ssh_host_key', 'db', 'app'] },
 };
+
+/** An app's upstream CA must be a certificate Node can use, said at registration rather than on first use. */
+function checkCertificate(pem: string, path: string): void {
+  try {
+    new X509Certificate(pem);
+  } catch {
+    throw invalidField(path, 'is not a PEM certificate');
+  }
+}
 
 export type ResourceService = ReturnType<typeof createResourceService>;
 
@@ -168,6 +190,7 @@ export function createResourceService(deps: {
         if (input[field] !== undefined) throw invalidField(`/body/${field}`, `does not apply to a ${input.kind}`);
       }
       if (input.address !== undefined) checkAddress(input.kind, input.address);
+      if (input.app?.ca_pem !== undefined) checkCertificate(input.app.ca_pem, '/body/app/ca_pem');
       await deps.covering.requireSees(
         ctx,
         { kind: input.kind, labels: input.labels ?? {} },
@@ -261,6 +284,7 @@ export function createResourceService(deps: {
         if (field in patch) throw invalidField(`/body/${field}`, `does not apply to a ${r.kind}`);
       }
       if (patch.address !== undefined) checkAddress(r.kind, patch.address);
+      if (patch.app?.ca_pem !== undefined) checkCertificate(patch.app.ca_pem, '/body/app/ca_pem');
       requireCredentialsWithMove(state, r, patch);
       const changed = (Object.keys(patch) as Array<keyof ResourcePatch>).filter(
         (f) => JSON.stringify(patch[f]) !== JSON.stringify(r[f]),

@@ -53,6 +53,29 @@ const Uri = Type.String({
   description: 'http(s) URL of the app (app only)',
 });
 
+const HOSTNAME_PATTERN =
+  '^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$';
+
+/** app only: where people reach it and how Gatehouse reaches its uri (docs/apps.md). */
+export const AppSettings = Type.Object(
+  {
+    public_addr: Type.Optional(
+      Type.String({
+        maxLength: 253,
+        pattern: HOSTNAME_PATTERN,
+        description: 'A host name of its own on the web listener, instead of <name>.<apps domain>',
+      }),
+    ),
+    ca_pem: Type.Optional(Pem("The CA (PEM) the app's https uri is verified against; verification is always on")),
+    host_header: Type.Optional(
+      Type.Union([Type.Literal('upstream'), Type.Literal('public')], {
+        description: "The Host the app receives: its uri's host (upstream, the default) or its public host",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
 export const ResourceInput = Type.Object(
   {
     kind: ResourceKindSchema,
@@ -67,6 +90,7 @@ export const ResourceInput = Type.Object(
     ),
     kube: Type.Optional(KubeInput),
     db: Type.Optional(DbInput),
+    app: Type.Optional(AppSettings),
   },
   { additionalProperties: false },
 );
@@ -81,6 +105,7 @@ export const ResourcePatch = Type.Object(
     uri: Type.Optional(Uri),
     db: Type.Optional(DbInput),
     kube: Type.Optional(KubeInput),
+    app: Type.Optional(AppSettings),
   },
   { additionalProperties: false, minProperties: 1 },
 );
@@ -112,6 +137,10 @@ export const Resource = Type.Object(
     ssh_host_key_pinned: Type.Optional(HostKeyPinned),
     kube: Type.Optional(KubeSummary),
     db: Type.Optional(DbSummary),
+    app: Type.Optional(AppSettings),
+    public_url: Type.Optional(
+      Type.String({ description: 'App only: where people and programs reach it through Gatehouse (docs/apps.md)' }),
+    ),
     created_at: Timestamp,
     updated_at: Timestamp,
   },

@@ -3161,6 +3161,16 @@ export interface paths {
                                         password: boolean;
                                     };
                                 };
+                                app?: {
+                                    /** @description A host name of its own on the web listener, instead of <name>.<apps domain> */
+                                    public_addr?: string;
+                                    /** @description The CA (PEM) the app's https uri is verified against; verification is always on */
+                                    ca_pem?: string;
+                                    /** @description The Host the app receives: its uri's host (upstream, the default) or its public host */
+                                    host_header?: "upstream" | "public";
+                                };
+                                /** @description App only: where people and programs reach it through Gatehouse (docs/apps.md) */
+                                public_url?: string;
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601, UTC
@@ -3288,6 +3298,14 @@ export interface paths {
                             /** @description The client certificate’s private key (PEM) */
                             client_key_pem?: string;
                         };
+                        app?: {
+                            /** @description A host name of its own on the web listener, instead of <name>.<apps domain> */
+                            public_addr?: string;
+                            /** @description The CA (PEM) the app's https uri is verified against; verification is always on */
+                            ca_pem?: string;
+                            /** @description The Host the app receives: its uri's host (upstream, the default) or its public host */
+                            host_header?: "upstream" | "public";
+                        };
                     };
                 };
             };
@@ -3344,6 +3362,16 @@ export interface paths {
                                     password: boolean;
                                 };
                             };
+                            app?: {
+                                /** @description A host name of its own on the web listener, instead of <name>.<apps domain> */
+                                public_addr?: string;
+                                /** @description The CA (PEM) the app's https uri is verified against; verification is always on */
+                                ca_pem?: string;
+                                /** @description The Host the app receives: its uri's host (upstream, the default) or its public host */
+                                host_header?: "upstream" | "public";
+                            };
+                            /** @description App only: where people and programs reach it through Gatehouse (docs/apps.md) */
+                            public_url?: string;
                             /**
                              * Format: date-time
                              * @description ISO 8601, UTC
@@ -3489,6 +3517,16 @@ export interface paths {
                                         password: boolean;
                                     };
                                 };
+                                app?: {
+                                    /** @description A host name of its own on the web listener, instead of <name>.<apps domain> */
+                                    public_addr?: string;
+                                    /** @description The CA (PEM) the app's https uri is verified against; verification is always on */
+                                    ca_pem?: string;
+                                    /** @description The Host the app receives: its uri's host (upstream, the default) or its public host */
+                                    host_header?: "upstream" | "public";
+                                };
+                                /** @description App only: where people and programs reach it through Gatehouse (docs/apps.md) */
+                                public_url?: string;
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601, UTC
@@ -3642,6 +3680,16 @@ export interface paths {
                                         password: boolean;
                                     };
                                 };
+                                app?: {
+                                    /** @description A host name of its own on the web listener, instead of <name>.<apps domain> */
+                                    public_addr?: string;
+                                    /** @description The CA (PEM) the app's https uri is verified against; verification is always on */
+                                    ca_pem?: string;
+                                    /** @description The Host the app receives: its uri's host (upstream, the default) or its public host */
+                                    host_header?: "upstream" | "public";
+                                };
+                                /** @description App only: where people and programs reach it through Gatehouse (docs/apps.md) */
+                                public_url?: string;
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601, UTC
@@ -3795,6 +3843,16 @@ export interface paths {
                                         password: boolean;
                                     };
                                 };
+                                app?: {
+                                    /** @description A host name of its own on the web listener, instead of <name>.<apps domain> */
+                                    public_addr?: string;
+                                    /** @description The CA (PEM) the app's https uri is verified against; verification is always on */
+                                    ca_pem?: string;
+                                    /** @description The Host the app receives: its uri's host (upstream, the default) or its public host */
+                                    host_header?: "upstream" | "public";
+                                };
+                                /** @description App only: where people and programs reach it through Gatehouse (docs/apps.md) */
+                                public_url?: string;
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601, UTC
@@ -3941,6 +3999,16 @@ export interface paths {
                                     password: boolean;
                                 };
                             };
+                            app?: {
+                                /** @description A host name of its own on the web listener, instead of <name>.<apps domain> */
+                                public_addr?: string;
+                                /** @description The CA (PEM) the app's https uri is verified against; verification is always on */
+                                ca_pem?: string;
+                                /** @description The Host the app receives: its uri's host (upstream, the default) or its public host */
+                                host_header?: "upstream" | "public";
+                            };
+                            /** @description App only: where people and programs reach it through Gatehouse (docs/apps.md) */
+                            public_url?: string;
                             /**
                              * Format: date-time
                              * @description ISO 8601, UTC
@@ -4132,6 +4200,14 @@ export interface paths {
                             /** @description The client certificate’s private key (PEM) */
                             client_key_pem?: string;
                         };
+                        app?: {
+                            /** @description A host name of its own on the web listener, instead of <name>.<apps domain> */
+                            public_addr?: string;
+                            /** @description The CA (PEM) the app's https uri is verified against; verification is always on */
+                            ca_pem?: string;
+                            /** @description The Host the app receives: its uri's host (upstream, the default) or its public host */
+                            host_header?: "upstream" | "public";
+                        };
                     };
                 };
             };
@@ -4187,6 +4263,16 @@ export interface paths {
                                     password: boolean;
                                 };
                             };
+                            app?: {
+                                /** @description A host name of its own on the web listener, instead of <name>.<apps domain> */
+                                public_addr?: string;
+                                /** @description The CA (PEM) the app's https uri is verified against; verification is always on */
+                                ca_pem?: string;
+                                /** @description The Host the app receives: its uri's host (upstream, the default) or its public host */
+                                host_header?: "upstream" | "public";
+                            };
+                            /** @description App only: where people and programs reach it through Gatehouse (docs/apps.md) */
+                            public_url?: string;
                             /**
                              * Format: date-time
                              * @description ISO 8601, UTC
@@ -7033,8 +7119,8 @@ export interface paths {
                     /** @description srv_… id or server name */
                     server?: string;
                     login?: string;
-                    /** @description sql: a database session (kind db); port_forward: kubectl port-forward (kind kube, not recorded) */
-                    type?: "shell" | "exec" | "subsystem" | "sql" | "port_forward";
+                    /** @description sql: a database session (kind db); port_forward: kubectl port-forward (kind kube, not recorded); app: an app session (kind app, not recorded) */
+                    type?: "shell" | "exec" | "subsystem" | "sql" | "port_forward" | "app";
                     /** @description Text the session’s command contains, case-insensitive: the command line of `ssh host cmd` or the subsystem (sftp); commands typed into a shell are not indexed */
                     command?: string;
                     /** @description Text the session’s recording contains, case-insensitive: what the server printed (and input, where a role records it), without escape sequences; indexed when the recording closes */
@@ -7056,9 +7142,9 @@ export interface paths {
                         "application/json": {
                             sessions: {
                                 id: string;
-                                kind: "ssh" | "kube" | "db";
-                                /** @description sql: a database session (kind db); port_forward: kubectl port-forward (kind kube, not recorded) */
-                                type: "shell" | "exec" | "subsystem" | "sql" | "port_forward";
+                                kind: "ssh" | "kube" | "db" | "app";
+                                /** @description sql: a database session (kind db); port_forward: kubectl port-forward (kind kube, not recorded); app: an app session (kind app, not recorded) */
+                                type: "shell" | "exec" | "subsystem" | "sql" | "port_forward" | "app";
                                 principal: {
                                     /** @description user | agent */
                                     kind: string;
@@ -7072,7 +7158,7 @@ export interface paths {
                                     name: string;
                                 };
                                 resource: {
-                                    /** @description server | kube_cluster | database */
+                                    /** @description server | kube_cluster | database | app */
                                     kind: string;
                                     id: string;
                                     name: string;
@@ -7317,9 +7403,9 @@ export interface paths {
                     content: {
                         "application/json": {
                             id: string;
-                            kind: "ssh" | "kube" | "db";
-                            /** @description sql: a database session (kind db); port_forward: kubectl port-forward (kind kube, not recorded) */
-                            type: "shell" | "exec" | "subsystem" | "sql" | "port_forward";
+                            kind: "ssh" | "kube" | "db" | "app";
+                            /** @description sql: a database session (kind db); port_forward: kubectl port-forward (kind kube, not recorded); app: an app session (kind app, not recorded) */
+                            type: "shell" | "exec" | "subsystem" | "sql" | "port_forward" | "app";
                             principal: {
                                 /** @description user | agent */
                                 kind: string;
@@ -7333,7 +7419,7 @@ export interface paths {
                                 name: string;
                             };
                             resource: {
-                                /** @description server | kube_cluster | database */
+                                /** @description server | kube_cluster | database | app */
                                 kind: string;
                                 id: string;
                                 name: string;
@@ -7441,9 +7527,9 @@ export interface paths {
                     content: {
                         "application/json": {
                             id: string;
-                            kind: "ssh" | "kube" | "db";
-                            /** @description sql: a database session (kind db); port_forward: kubectl port-forward (kind kube, not recorded) */
-                            type: "shell" | "exec" | "subsystem" | "sql" | "port_forward";
+                            kind: "ssh" | "kube" | "db" | "app";
+                            /** @description sql: a database session (kind db); port_forward: kubectl port-forward (kind kube, not recorded); app: an app session (kind app, not recorded) */
+                            type: "shell" | "exec" | "subsystem" | "sql" | "port_forward" | "app";
                             principal: {
                                 /** @description user | agent */
                                 kind: string;
@@ -7457,7 +7543,7 @@ export interface paths {
                                 name: string;
                             };
                             resource: {
-                                /** @description server | kube_cluster | database */
+                                /** @description server | kube_cluster | database | app */
                                 kind: string;
                                 id: string;
                                 name: string;
@@ -7805,6 +7891,115 @@ export interface paths {
         };
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/apps/launch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A one-time URL (60 s) into an app you may reach: opened in a browser, it starts an app session on the app host (docs/apps.md) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Letters, digits and . _ @ -, starting with a letter or digit */
+                        app: string;
+                        /** @description The state the app host put in the launch link (the console passes it on): only the browser holding it can use the URL */
+                        state: string;
+                        /** @description Where on the app to land (a path starting with a single /, with its query); default / */
+                        path?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The app host's callback with the one-time code: open it in the browser */
+                            url: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            expires_at: string;
+                            app: {
+                                /** @enum {string} */
+                                kind: "app";
+                                id: string;
+                                /** @description Letters, digits and . _ @ -, starting with a letter or digit */
+                                name: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Not authenticated: no token, or one that is invalid, expired or revoked (problem+json) */
+                401: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limited (an agent over its limit, or too many failed logins): wait Retry-After seconds */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;

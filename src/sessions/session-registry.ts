@@ -15,22 +15,31 @@ import { type Clock, isoTime } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
 import { originOf, type SessionOrigin } from './session-origin.js';
 
+/** Each door's session events: the database and app doors have their own. */
+const startEvent = (kind: SessionRecord['kind']) =>
+  kind === 'db' ? 'db.session.start' : kind === 'app' ? 'app.session.start' : 'session.start';
+const endEvent = (kind: SessionRecord['kind']) =>
+  kind === 'db' ? 'db.session.end' : kind === 'app' ? 'app.session.end' : 'session.end';
+
 /** The session's principal as an audit actor; a delegated agent's events name the user too. */
 const actorOf = (r: SessionRecord) =>
   actorOfPrincipal({ ...r.principal, ...(r.on_behalf_of ? { onBehalfOf: r.on_behalf_of } : {}) });
 
 export type SessionStatus = 'active' | 'ended' | 'terminated';
-export type SessionType = 'shell' | 'exec' | 'subsystem' | 'sql' | 'port_forward';
+export type SessionType = 'shell' | 'exec' | 'subsystem' | 'sql' | 'port_forward' | 'app';
 
 export interface SessionRecord {
   id: string;
-  /** ssh: through the SSH proxy; kube: a kubectl exec, attach or port-forward through the Kubernetes proxy. */
-  kind: 'ssh' | 'kube' | 'db';
+  /**
+   * ssh: through the SSH proxy; kube: a kubectl exec, attach or port-forward through the Kubernetes
+   * proxy; app: an app session on the web listener (a browser's cookie, or a bearer token's requests).
+   */
+  kind: 'ssh' | 'kube' | 'db' | 'app';
   type: SessionType;
   principal: PrincipalName;
   /** An agent acting for a user (token exchange): that user. */
   on_behalf_of?: PrincipalName;
-  resource: { kind: 'server' | 'kube_cluster' | 'database'; id: string; name: string };
+  resource: { kind: 'server' | 'kube_cluster' | 'database' | 'app'; id: string; name: string };
   /** db: the database name opened (login is the database user). */
   db_name?: string;
   /** SSH: the login; kube: the Kubernetes user impersonated. */
@@ -170,7 +179,7 @@ export function createSessionRegistry(deps: { state: StateStore; audit: AuditLog
     bus.held(record.id);
     // The start event is appended once the record is committed, while the state store syncs it.
     const started = eventOnCommit(audit, {
-      type: record.kind === 'db' ? 'db.session.start' : 'session.start',
+      type: startEvent(record.kind),
       actor: actorOf(record),
       target: record.resource,
       session_id: record.id,
@@ -249,7 +258,7 @@ export function createSessionRegistry(deps: { state: StateStore; audit: AuditLog
         });
       }
       await audit.record({
-        type: record.kind === 'db' ? 'db.session.end' : 'session.end',
+        type: endEvent(record.kind),
         actor: actorOf(record),
         target: record.resource,
         session_id: record.id,

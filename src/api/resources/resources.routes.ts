@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
+import type { Apps } from '../../apps/apps.js';
 import type { Kubeconfigs } from '../../kube/kubeconfig.js';
-import { type ResourceService, toResourceResponse } from '../../resources/resource-service.js';
+import { type ResourceRecord, type ResourceService, toResourceResponse } from '../../resources/resource-service.js';
 import type { App } from '../app-types.js';
 import { declareRoutes } from '../declare-routes.js';
 import { listBody } from '../list-answer.js';
@@ -20,8 +21,13 @@ import {
   ServerParams,
 } from './resources.schema.js';
 
-export function resourceRoutes(app: App, deps: { resources: ResourceService; kubeconfigs: Kubeconfigs }): void {
+export function resourceRoutes(
+  app: App,
+  deps: { resources: ResourceService; kubeconfigs: Kubeconfigs; apps: Pick<Apps, 'addressing'> },
+): void {
   const { resources, kubeconfigs } = deps;
+  // An app's public_url comes from where apps are served (the apps domain, src/apps/).
+  const respond = (r: ResourceRecord) => toResourceResponse(r, deps.apps.addressing.publicUrlOf);
   const route = declareRoutes(app, { tags: ['resources'], resource: 'resources' });
 
   route.get(
@@ -32,8 +38,7 @@ export function resourceRoutes(app: App, deps: { resources: ResourceService; kub
       querystring: ResourceQuery,
       200: ResourceList,
     },
-    async (request) =>
-      listBody('resources', resources.list(authenticatedContext(request), request.query), toResourceResponse),
+    async (request) => listBody('resources', resources.list(authenticatedContext(request), request.query), respond),
   );
 
   // One list per kind, each answering under the kind's own name.
@@ -47,7 +52,7 @@ export function resourceRoutes(app: App, deps: { resources: ResourceService; kub
       url,
       { permission: 'list', summary: `List the ${name} you may see`, querystring: KindQuery, 200: List },
       async (request) =>
-        listBody(name, resources.list(authenticatedContext(request), { ...request.query, kind }), toResourceResponse),
+        listBody(name, resources.list(authenticatedContext(request), { ...request.query, kind }), respond),
     );
   }
 
@@ -61,13 +66,13 @@ export function resourceRoutes(app: App, deps: { resources: ResourceService; kub
       201: Resource,
       location: true,
     },
-    async (request) => toResourceResponse(await resources.create(authenticatedContext(request), request.body)),
+    async (request) => respond(await resources.create(authenticatedContext(request), request.body)),
   );
 
   route.get(
     '/v1/resources/:id',
     { permission: 'read', summary: 'Get a resource', params: ResourceParams, 200: Resource },
-    async (request) => toResourceResponse(resources.get(authenticatedContext(request), request.params.id)),
+    async (request) => respond(resources.get(authenticatedContext(request), request.params.id)),
   );
 
   route.get(
@@ -101,8 +106,7 @@ export function resourceRoutes(app: App, deps: { resources: ResourceService; kub
       body: ResourcePatch,
       200: Resource,
     },
-    async (request) =>
-      toResourceResponse(await resources.update(authenticatedContext(request), request.params.id, request.body)),
+    async (request) => respond(await resources.update(authenticatedContext(request), request.params.id, request.body)),
   );
 
   route.delete(

@@ -19,8 +19,12 @@ const SessionType = Type.Union(
     Type.Literal('subsystem'),
     Type.Literal('sql'),
     Type.Literal('port_forward'),
+    Type.Literal('app'),
   ],
-  { description: 'sql: a database session (kind db); port_forward: kubectl port-forward (kind kube, not recorded)' },
+  {
+    description:
+      'sql: a database session (kind db); port_forward: kubectl port-forward (kind kube, not recorded); app: an app session (kind app, not recorded)',
+  },
 );
 export const Ref = (kind: string) =>
   Type.Object({ kind: Type.String({ description: kind }), id: Type.String(), name: Type.String() });
@@ -28,11 +32,11 @@ export const Ref = (kind: string) =>
 export const Session = Type.Object(
   {
     id: Type.String({ pattern: idPattern('session') }),
-    kind: Type.Union([Type.Literal('ssh'), Type.Literal('kube'), Type.Literal('db')]),
+    kind: Type.Union([Type.Literal('ssh'), Type.Literal('kube'), Type.Literal('db'), Type.Literal('app')]),
     type: SessionType,
     principal: Ref('user | agent'),
     on_behalf_of: Type.Optional(Ref('user: the user a delegated agent acted for')),
-    resource: Ref('server | kube_cluster | database'),
+    resource: Ref('server | kube_cluster | database | app'),
     login: Type.String({ description: 'SSH: the login; db: the database user' }),
     db_name: Type.Optional(Type.String({ description: 'db: the database name opened' })),
     command: Type.Optional(Type.String({ description: 'The exec command, or the subsystem (sftp)' })),

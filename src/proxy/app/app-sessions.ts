@@ -1,0 +1,95 @@
+// App sessions, on the door kit's session lifetime (proxy/common/door-session.ts): each is a live
+// session of kind `app` in the registry, so it is listed with the others, reached by DELETE
+// /v1/sessions/{id} and the kill switch, re-checked by the session guard (revoked login, suspended
+// user or agent, lost access), bounded by max_session_ttl, and its start and end audited
+// (app.session.start/end). A browser's session is opened when its launch code is redeemed, a
+// program's on its bearer token's first request to the app; it ends when its token expires too.
+// The instance that opened a session holds it; its end removes the cookie's record, so the cookie
+// stops working on every instance at once.
+import type { Principal } from '../../auth/principal.js';
+import type { SessionOptions } from '../../rbac/policy.js';
+import type { ResourceRecord } from '../../resources/resource-service.js';
+import { type DoorKitDeps, type DoorSession, openDoorSession } from '../common/door-session.js';
+
+export type How = 'cookie' | 'bearer';
+
+export interface AppSessionSpec {
+  principal: Principal;
+  app: ResourceRecord;
+  options: SessionOptions;
+  how: How;
+  remoteAddr: string;
+  /** When it must end at the latest (its token's expiry), epoch ms. */
+  endsBy: number;
+  /** Runs once it ended, whatever ended it (a cookie session: its record is removed). */
+  onEnd?: () => void;
+}
+
+export type AppSessions = ReturnType<typeof createAppSessions>;
+
+export function createAppSessions(kit: DoorKitDeps) {
+  const held = new Map<string, DoorSession>();
+  /** A bearer token's session per app: `<token id> <app id>`, opening or open. */
+  const bearer = new Map<string, Promise<DoorSession | undefined>>();
+
+  async function open(spec: AppSessionSpec, bearerKey?: string): Promise<DoorSession | undefined> {
+    let session: DoorSession | undefined;
+    let expiry: NodeJS.Timeout | undefined;
+    const resource = { kind: 'app' as const, id: spec.app.id, name: spec.app.name };
+    session = await openDoorSession(kit, {
+      kind: 'app',
+      type: 'app',
+      principal: spec.principal,
+      resource,
+      as: { login: '' },
+      origin: { remoteAddr: spec.remoteAddr },
+      options: spec.options,
+      rejection: { app: spec.app.name, how: spec.how },
+      startData: { how: spec.how },
+      // An HTTP session has no connection of its own to tell or close: the next request finds it gone.
+      refuse: () => {},
+      close: () => {
+        clearTimeout(expiry);
+        if (session) held.delete(session.id);
+        if (bearerKey) bearer.delete(bearerKey);
+        spec.onEnd?.();
+        void session?.end();
+      },
+    });
+    if (!session) return undefined;
+    held.set(session.id, session);
+    const s = session;
+    expiry = setTimeout(
+      () => s.terminate('gatehouse: session ended: its sign-in expired'),
+      Math.max(0, spec.endsBy - kit.clock()),
+    );
+    expiry.unref();
+    return session;
+  }
+
+  return {
+    /** A browser's session, opened at the callback. */
+    openCookieSession: (spec: Omit<AppSessionSpec, 'how'>) => open({ ...spec, how: 'cookie' }),
+    /** The session a bearer token's requests to this app belong to (opened on its first request). */
+    bearerSession(spec: Omit<AppSessionSpec, 'how'>): Promise<DoorSession | undefined> {
+      const key = `${spec.principal.token?.id ?? spec.principal.id} ${spec.app.id}`;
+      let session = bearer.get(key);
+      if (!session) {
+        session = open({ ...spec, how: 'bearer' }, key).then((s) => {
+          if (!s) bearer.delete(key);
+          return s;
+        });
+        bearer.set(key, session);
+      }
+      return session;
+    },
+    /** The session if this instance holds it (requests count their bytes on it). */
+    held: (id: string): DoorSession | undefined => held.get(id),
+    /** Ends every session held here (shutdown). */
+    async close(message: string): Promise<void> {
+      const all = [...held.values()];
+      for (const s of all) s.terminate(message);
+      await Promise.all(all.map((s) => s.end()));
+    },
+  };
+}

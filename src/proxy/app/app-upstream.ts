@@ -1,0 +1,147 @@
+// The app door's way to an app's uri: one undici Agent per app (keep-alive, its own CA when the app
+// has one; TLS verification always on), plain requests streamed both ways with backpressure (a large
+// upload is never held whole, an SSE or chunked answer is passed on as it comes), and WebSocket
+// upgrades tunnelled byte for byte once the app has switched protocols.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { type Duplex, Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { Agent, type Dispatcher } from 'undici';
+import type { ResourceRecord } from '../../resources/resource-service.js';
+import { downstreamHeaders } from './app-headers.js';
+
+export interface Forwarded {
+  status: number;
+  bytesIn: number;
+  bytesOut: number;
+}
+
+/** The agent for an app, replaced when its uri or CA changes. */
+export function createAppUpstreams() {
+  const agents = new Map<string, { key: string; agent: Agent }>();
+
+  function agentFor(app: ResourceRecord): Agent {
+    const key = `${app.uri}\n${app.app?.ca_pem ?? ''}`;
+    const held = agents.get(app.id);
+    if (held?.key === key) return held.agent;
+    void held?.agent.close();
+    const agent = new Agent({
+      keepAliveTimeout: 10_000,
+      connect: { ...(app.app?.ca_pem ? { ca: app.app.ca_pem } : {}), rejectUnauthorized: true },
+      // Streaming answers (SSE, a long download) may pause for a while; the client's own timeouts apply.
+      bodyTimeout: 0,
+      headersTimeout: 60_000,
+    });
+    agents.set(app.id, { key, agent });
+    return agent;
+  }
+
+  /** The app's origin and the request's path under the uri's own path. */
+  function target(app: ResourceRecord, pathAndQuery: string): { origin: string; path: string } {
+    const base = new URL(app.uri as string);
+    const prefix = base.pathname.replace(/\/$/, '');
+    return { origin: base.origin, path: `${prefix}${pathAndQuery}` };
+  }
+
+  return {
+    /** Forwards one request; resolves once the answer has been sent (or the client went away). */
+    async forward(
+      app: ResourceRecord,
+      req: IncomingMessage,
+      res: ServerResponse,
+      headers: Record<string, string | string[]>,
+      onUnreachable: (message: string) => void,
+    ): Promise<Forwarded> {
+      const { origin, path } = target(app, req.url ?? '/');
+      let bytesIn = 0;
+      let bytesOut = 0;
+      const hasBody = req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined;
+      // Counted as undici pulls it (a 'data' listener would set it flowing ahead of undici).
+      async function* counted() {
+        for await (const chunk of req) {
+          bytesIn += (chunk as Buffer).length;
+          yield chunk as Buffer;
+        }
+      }
+      const abort = new AbortController();
+      res.on('close', () => {
+        if (!res.writableFinished) abort.abort();
+      });
+      let answer: Awaited<ReturnType<Agent['request']>>;
+      try {
+        answer = await agentFor(app).request({
+          origin,
+          path,
+          method: (req.method ?? 'GET') as 'GET',
+          headers,
+          ...(hasBody ? { body: Readable.from(counted(), { objectMode: false }) } : {}),
+          signal: abort.signal,
+        });
+      } catch (error) {
+        if (!res.headersSent && !abort.signal.aborted)
+          onUnreachable(`gatehouse: cannot reach ${app.name} (${(error as Error).message})`);
+        return { status: abort.signal.aborted ? 499 : 502, bytesIn, bytesOut };
+      }
+      res.writeHead(answer.statusCode, downstreamHeaders(answer.headers));
+      // Headers of an answer of unknown length (SSE, chunked) go out now, not with its first chunk.
+      if (answer.headers['content-length'] === undefined) res.flushHeaders();
+      answer.body.on('data', (c: Buffer) => (bytesOut += c.length));
+      try {
+        await pipeline(answer.body, res);
+      } catch {
+        res.destroy();
+      }
+      return { status: answer.statusCode, bytesIn, bytesOut };
+    },
+
+    /**
+     * A WebSocket (or other) upgrade: asked of the app with the client's handshake headers; on its
+     * 101 the client gets the app's answer and the two sockets are joined. Resolves with the status
+     * and, for a 101, once the tunnel closed.
+     */
+    async upgrade(
+      app: ResourceRecord,
+      req: IncomingMessage,
+      socket: Duplex,
+      head: Buffer,
+      headers: Record<string, string | string[]>,
+      onOpen: (close: () => void) => void,
+    ): Promise<Forwarded> {
+      const { origin, path } = target(app, req.url ?? '/');
+      const protocol = String(req.headers.upgrade ?? 'websocket');
+      let upgraded: Dispatcher.UpgradeData;
+      try {
+        // An Agent picks its connection pool by origin (undici's types leave it out of upgrade's options).
+        const options = { origin, path, method: 'GET', headers, protocol } as Dispatcher.UpgradeOptions;
+        upgraded = await agentFor(app).upgrade(options);
+      } catch (error) {
+        const status = /status code (\d{3})/.exec((error as Error).message)?.[1];
+        socket.end(`HTTP/1.1 ${status ?? 502} Bad Gateway\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+        return { status: Number(status ?? 502), bytesIn: 0, bytesOut: 0 };
+      }
+      const up = upgraded.socket;
+      const lines = [`HTTP/1.1 101 Switching Protocols`];
+      for (const [name, value] of Object.entries(upgraded.headers)) {
+        for (const v of Array.isArray(value) ? value : [value]) if (v !== undefined) lines.push(`${name}: ${v}`);
+      }
+      socket.write(`${lines.join('\r\n')}\r\n\r\n`);
+      if (head.length) up.write(head);
+      let bytesIn = head.length;
+      let bytesOut = 0;
+      socket.on('data', (c: Buffer) => (bytesIn += c.length));
+      up.on('data', (c: Buffer) => (bytesOut += c.length));
+      const close = () => {
+        socket.destroy();
+        up.destroy();
+      };
+      onOpen(close);
+      await Promise.allSettled([pipeline(socket, up), pipeline(up, socket)]);
+      close();
+      return { status: 101, bytesIn, bytesOut };
+    },
+
+    async close(): Promise<void> {
+      await Promise.allSettled([...agents.values()].map((a) => a.agent.destroy()));
+      agents.clear();
+    },
+  };
+}
