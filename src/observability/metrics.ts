@@ -138,7 +138,7 @@ export function createMetrics(opts: { prefix?: string; clock?: () => number; hea
     labelNames: ['kind'] as const,
     registers,
   });
-  for (const kind of ['ssh', 'db', 'kube'] as const) {
+  for (const kind of ['ssh', 'db', 'kube', 'app'] as const) {
     liveSessions.set({ kind }, 0);
     sessionDuration.zero({ kind });
   }
