@@ -3,6 +3,7 @@ import { Navigate, Route, Routes } from 'react-router';
 import { Layout } from './components/layout';
 import { AgentPage } from './pages/agent';
 import { AgentsPage } from './pages/agents';
+import { AppLaunchPage } from './pages/app-launch';
 import { AuditPage } from './pages/audit';
 import { ProfilePage } from './pages/profile';
 import { ResourcePage } from './pages/resource';
@@ -40,6 +41,7 @@ export function App() {
         <Route path="sessions/:id" element={<SessionPage />} />
         <Route path="audit" element={<AuditPage />} />
         <Route path="profile" element={<ProfilePage />} />
+        <Route path="launch/:app" element={<AppLaunchPage />} />
         <Route path="*" element={<p role="alert">There is no page here.</p>} />
       </Route>
     </Routes>

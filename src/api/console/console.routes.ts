@@ -29,6 +29,8 @@ export const CLIENT_ROUTES = [
   'sessions',
   'audit',
   'profile',
+  // An app host sends a person here to sign in and come back (docs/apps.md).
+  'launch',
 ] as const;
 
 export const DEFAULT_CONSOLE_DIR = fileURLToPath(new URL('../../../web/dist/', import.meta.url));

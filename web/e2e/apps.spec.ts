@@ -1,0 +1,73 @@
+// Application access in a real browser: an app (the tests' own HTTP server) at grafana.localhost on
+// the web listener's port (Chromium resolves *.localhost to loopback). A signed-in person opens the
+// app's public URL and lands in it, through the console and back, with no typing; a person not
+// signed in signs in first and lands in the app; signing out ends the app session too.
+import { startTestApp, type TestApp } from '../../test/helpers/app-upstream.js';
+import { adminApi, env, expect, screenshot, test, userWithRoles } from './fixtures.js';
+
+let app: TestApp;
+let person: { id: string; key: string };
+let port: string;
+let appUrl: string;
+const consoleUrl = () => `http://localhost:${port}`;
+
+test.beforeAll(async () => {
+  port = new URL(env.web()).port;
+  app = await startTestApp();
+  const created = await adminApi('POST', '/v1/resources', {
+    kind: 'app',
+    name: 'grafana',
+    uri: app.url,
+    labels: { team: 'e2e-apps' },
+  });
+  expect(created.status, created.text).toBe(201);
+  appUrl = created.json.public_url;
+  expect(appUrl).toBe(`http://grafana.localhost:${port}/`);
+  app.verifyWith(`${env.web()}/.well-known/jwks.json`, appUrl, consoleUrl());
+  const role = await adminApi('POST', '/v1/roles', {
+    name: 'e2e-app-users',
+    allow: { resources: [{ kinds: ['app'], labels: { team: 'e2e-apps' } }] },
+  });
+  expect(role.status, role.text).toBe(201);
+  person = await userWithRoles('carol', ['e2e-app-users']);
+});
+
+test.afterAll(async () => {
+  await app?.close();
+});
+
+async function signInAt(page: import('@playwright/test').Page): Promise<void> {
+  await page.getByLabel('API key or access token').fill(person.key);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+test('a signed-in person opens the app URL and sees the app; signing out ends the app session', async ({ page }) => {
+  await page.goto(`${consoleUrl()}/login`);
+  await signInAt(page);
+  await expect(page.getByText('Signed in as')).toContainText('carol');
+
+  await page.goto(`${appUrl}dashboards?orgId=1`);
+  await expect(page.getByRole('heading', { name: 'Hello carol from the test app' })).toBeVisible();
+  await expect(page).toHaveURL(`${appUrl}dashboards?orgId=1`);
+  await screenshot(page, 'app-landed');
+  const seen = app.seen.at(-1);
+  expect(seen?.claims?.username).toBe('carol');
+  expect(seen?.headers.cookie ?? '').not.toMatch(/gatehouse/);
+
+  // Signing out of the console revokes the login: the app's cookie stops working with it.
+  await page.goto(`${consoleUrl()}/resources`);
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await expect(page.getByText('You are signed out.')).toBeVisible();
+  const before = app.seen.length;
+  await page.goto(`${appUrl}dashboards`);
+  await expect(page).toHaveURL(/localhost:\d+\/login\?next=/);
+  expect(app.seen.length).toBe(before);
+});
+
+test('a person not signed in signs in first and lands in the app', async ({ page }) => {
+  await page.goto(`${appUrl}explore`);
+  await expect(page).toHaveURL(/localhost:\d+\/login\?next=%2Flaunch%2Fgrafana/);
+  await signInAt(page);
+  await expect(page.getByRole('heading', { name: 'Hello carol from the test app' })).toBeVisible();
+  await expect(page).toHaveURL(`${appUrl}explore`);
+});
