@@ -183,6 +183,38 @@ describe('programs and agents', () => {
   });
 });
 
+describe('revoked parents', () => {
+  test("an agent's token reaches the app until the agent is suspended; its app session ends", async () => {
+    const agent = (await admin('POST', '/v1/agents', { name: 'obs-bot', roles: ['obs-apps'] })).json;
+    const credential = await admin('POST', `/v1/agents/${agent.id}/credentials`, {});
+    assert.equal(credential.status, 201, credential.text);
+    const token = credential.json.access_token as string;
+    const ok = await appRequest(gh.webUrl, host, '/bot', { headers: { authorization: `Bearer ${token}` } });
+    assert.equal(ok.status, 200);
+    assert.equal(app.seen.at(-1)?.claims?.username, 'obs-bot');
+    assert.equal(app.seen.at(-1)?.claims?.kind, 'agent');
+    assert.equal((await admin('PATCH', `/v1/agents/${agent.id}`, { status: 'suspended' })).status, 200);
+    const before = app.seen.length;
+    const refused = await appRequest(gh.webUrl, host, '/bot', { headers: { authorization: `Bearer ${token}` } });
+    assert.equal(refused.status, 401);
+    assert.equal(app.seen.length, before);
+    const sessions = await admin('GET', '/v1/sessions?type=app&status=terminated');
+    assert.ok(
+      sessions.json.sessions.some((s: { principal: { id: string } }) => s.principal.id === agent.id),
+      "the agent's app session was ended",
+    );
+  });
+
+  test('a person who loses access loses the app: the cookie is refused (403) once the role is gone', async () => {
+    const dave = await userWithRoles(gh, 'dave', ['obs-apps']);
+    const { cookie } = await launchAs(dave.token);
+    assert.equal((await appRequest(gh.webUrl, host, '/', { headers: { cookie } })).status, 200);
+    assert.equal((await admin('PATCH', `/v1/users/${dave.id}`, { roles: ['other-apps'] })).status, 200);
+    const after = await appRequest(gh.webUrl, host, '/', { headers: { cookie } });
+    assert.ok([401, 403].includes(after.status), `refused, got ${after.status}`);
+  });
+});
+
 describe('who may use it', () => {
   test('a person whose roles do not select the app gets 403 and the app sees nothing; one whose roles do gets 200', async () => {
     const before = app.seen.length;
