@@ -73,6 +73,15 @@ async function walk(): Promise<void> {
   ).json;
   await call('GET', `/v1/users/${user.id}/ssh-keys`);
   await call('DELETE', `/v1/users/${user.id}/ssh-keys/${sshKey.id}`);
+  // A person's own keys and what they reach (the caller is the admin, a user).
+  const myKey = (await call('POST', '/v1/users/me/ssh-keys', { body: { public_key: generateEd25519().public } })).json;
+  await call('GET', '/v1/users/me/ssh-keys');
+  await call('DELETE', `/v1/users/me/ssh-keys/${myKey.id}`);
+  const myApiKey = (await call('POST', '/v1/users/me/api-keys', { body: {} })).json;
+  await call('GET', '/v1/users/me/api-keys');
+  await call('DELETE', `/v1/users/me/api-keys/${myApiKey.id}`);
+  await call('GET', '/v1/users/me/access');
+  await call('GET', `/v1/users/${user.id}/access`);
 
   // Roles.
   const role = (
@@ -98,6 +107,8 @@ async function walk(): Promise<void> {
     })
   ).json;
   await call('POST', '/v1/resources', { body: { kind: 'app', name: 'replay-app', uri: 'https://grafana.internal' } });
+  await call('POST', '/v1/apps/launch', { body: { app: 'replay-app', state: 'replay-state-0123456789abcdef' } });
+  await call('POST', '/v1/apps/launch', { body: { app: 'no-such-app', state: 'replay-state-0123456789abcdef' } });
   await call('POST', '/v1/resources', { body: { kind: 'toaster', name: 'x' } });
   for (const list of ['/v1/resources?kind=server', '/v1/servers?label=env=dev', '/v1/databases', '/v1/apps']) {
     await call('GET', list);
@@ -119,6 +130,7 @@ async function walk(): Promise<void> {
   const agent = (await call('POST', '/v1/agents', { body: { name: 'replay-bot' } })).json;
   await call('GET', '/v1/agents?per_page=20&status=active');
   await call('GET', `/v1/agents/${agent.id}`);
+  await call('GET', `/v1/agents/${agent.id}/access`);
   await call('GET', '/v1/agents/agent_doesnotexist000');
   const credential = (await call('POST', `/v1/agents/${agent.id}/credentials`, { body: {} })).json;
   await call('POST', `/v1/agents/${agent.id}/credentials`, { body: { type: 'jwt', audience: 'https://ci.internal' } });

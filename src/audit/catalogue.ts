@@ -143,6 +143,11 @@ export const EVENT_TYPES = {
     description: 'A recording upload failed; the spool copy is kept and retried.',
   },
   'recording.read': { code: 'GH4102I', description: 'A session recording was downloaded or viewed.' },
+  'recording.integrity_failed': {
+    code: 'GH4103E',
+    description:
+      'A recording asked for does not match the sha256 recorded when it was uploaded (changed in the object store); it was not served.',
+  },
   'audit.pruned': { code: 'GH3102I', description: 'Events older than audit.retention were deleted.' },
   'audit.exported': { code: 'GH3100I', description: 'Audit events were exported (format=ndjson).' },
   'system.admin_reset': {

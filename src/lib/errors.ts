@@ -14,6 +14,8 @@ export const ERROR_CATALOGUE = {
   method_not_allowed: { status: 405, title: 'Method not allowed' },
   conflict: { status: 409, title: 'Conflict with the current state' },
   recording_not_ready: { status: 409, title: 'The recording is not available yet' },
+  // The stored recording is not the one verified at upload (changed or replaced in the object store).
+  recording_tampered: { status: 409, title: 'The recording does not match what was uploaded' },
   payload_too_large: { status: 413, title: 'The request body is too large' },
   unsupported_media_type: { status: 415, title: 'The request body must be application/json' },
   rate_limited: { status: 429, title: 'Too many requests' },

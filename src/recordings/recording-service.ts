@@ -2,6 +2,7 @@
 // spool under `<data dir>/spool`, and the upload completer. The SSH proxy calls begin() per session;
 // the sessions API calls status() and openRecording(). start() recovers and uploads what a crash left.
 // Closed recordings are also indexed for text search (text-index.ts).
+import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
@@ -83,6 +84,15 @@ export function createRecordingService(deps: RecordingServiceDeps) {
     return body.pipe(gunzip);
   }
 
+  /** The sha256 (hex) of the stored object as it is now, read whole; undefined if there is none. */
+  async function storedSha256(sessionId: string, signal?: AbortSignal): Promise<string | undefined> {
+    const body = await store.get(recordingKey(sessionId), signal);
+    if (!body) return undefined;
+    const hash = createHash('sha256');
+    for await (const chunk of body) hash.update(chunk as Buffer);
+    return hash.digest('hex');
+  }
+
   return {
     store,
     spool,
@@ -119,6 +129,7 @@ export function createRecordingService(deps: RecordingServiceDeps) {
     watchLive: (sessionId: string) => openLiveTail(spool, sessionId),
     status,
     openRecording,
+    storedSha256,
     /** The recording as plain text without escape sequences (GET …/recording?format=text). */
     async openText(sessionId: string, signal?: AbortSignal): Promise<AsyncIterable<string> | undefined> {
       const cast = await openRecording(sessionId, signal);

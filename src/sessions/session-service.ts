@@ -38,7 +38,10 @@ export function createSessionService(deps: {
   state: StateStore;
   audit: AuditLog;
   sessions: SessionRegistry;
-  recordings: Pick<RecordingService, 'status' | 'openRecording' | 'openText' | 'watchLive' | 'searchText'>;
+  recordings: Pick<
+    RecordingService,
+    'status' | 'openRecording' | 'openText' | 'watchLive' | 'searchText' | 'storedSha256'
+  >;
   tickets: Pick<TicketService, 'issue'>;
   /** The one access decision every door makes, for SSH and database tickets. */
   access: Pick<AccessChecker, 'authorize'>;
@@ -52,6 +55,37 @@ export function createSessionService(deps: {
     const record = sessions.get(id);
     if (!record || !visible(p, record)) throw notFound('session', id);
     return record;
+  }
+
+  /**
+   * Checks the stored recording against the sha256 its `recording.uploaded` event holds (the audit
+   * trail, not the object store's own metadata, which whoever changes the object can change too).
+   * 'sha256' when it matches; 'unverifiable' when no such event is left (pruned by audit.retention).
+   */
+  async function verifyRecording(ctx: Ctx, record: SessionRecord): Promise<'sha256' | 'unverifiable'> {
+    const uploaded = await audit.query({
+      types: ['recording.uploaded'],
+      session_id: record.id,
+      limit: 1,
+      consistency: 'strong',
+    });
+    const expected = uploaded.events[0]?.data?.sha256;
+    if (typeof expected !== 'string') return 'unverifiable';
+    const actual = await recordings.storedSha256(record.id);
+    if (actual === undefined || actual === expected) return 'sha256';
+    await audit.record({
+      type: 'recording.integrity_failed',
+      actor: actorOf(ctx),
+      target: record.resource,
+      session_id: record.id,
+      success: false,
+      ...eventContext(ctx),
+      data: { expected_sha256: expected, stored_sha256: actual },
+    });
+    throw new GatehouseError(
+      'recording_tampered',
+      `the stored recording of ${record.id} is not the one uploaded (sha256 ${actual.slice(0, 12)}…, recorded ${expected.slice(0, 12)}…); it is not served`,
+    );
   }
 
   /** The record with live counters, and where its recording stands. */
@@ -228,6 +262,7 @@ export function createSessionService(deps: {
           { headers: { 'retry-after': '5' } },
         );
       }
+      const verified = await verifyRecording(ctx, record);
       const text = format === 'text';
       const body = text ? await recordings.openText(record.id) : await recordings.openRecording(record.id);
       if (!body) {
@@ -241,9 +276,9 @@ export function createSessionService(deps: {
         target: record.resource,
         session_id: record.id,
         ...eventContext(ctx),
-        data: { format },
+        data: { format, verified },
       });
-      return { record, body };
+      return { record, body, verified };
     },
   };
 }

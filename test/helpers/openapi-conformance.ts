@@ -42,10 +42,15 @@ export function openApiChecker(doc: Doc) {
   const ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false });
   addFormats(ajv);
   ajv.addSchema({ ...doc, $id: 'gatehouse-openapi' });
-  const templates = Object.keys(doc.paths).map((template) => ({
-    template,
-    re: new RegExp(`^${template.replace(/[.]/g, '\\.').replace(/\{[^}]+\}/g, '[^/]+')}$`),
-  }));
+  // As the router does, a literal segment wins over a parameter: /v1/users/me/api-keys is its own
+  // operation, not /v1/users/{id}/api-keys with id "me". So templates with fewer parameters go first.
+  const params = (t: string) => (t.match(/\{/g) ?? []).length;
+  const templates = Object.keys(doc.paths)
+    .sort((a, b) => params(a) - params(b))
+    .map((template) => ({
+      template,
+      re: new RegExp(`^${template.replace(/[.]/g, '\\.').replace(/\{[^}]+\}/g, '[^/]+')}$`),
+    }));
   const validatorAt = (pointer: string) => {
     const validate = ajv.getSchema(`gatehouse-openapi#${pointer}`);
     if (!validate) throw new Error(`no schema at ${pointer}`);

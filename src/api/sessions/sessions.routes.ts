@@ -158,7 +158,7 @@ export function sessionRoutes(
     },
     async (request, reply) => {
       const text = request.query.format === 'text';
-      const { record, body } = await service.readRecording(
+      const { record, body, verified } = await service.readRecording(
         authenticatedContext(request),
         request.params.id,
         text ? 'text' : 'asciicast',
@@ -167,6 +167,8 @@ export function sessionRoutes(
       return reply
         .type(text ? 'text/plain; charset=utf-8' : 'application/x-asciicast')
         .header('content-disposition', `attachment; filename="${filename}"`)
+        // sha256: checked against the audit trail's recording.uploaded; unverifiable: that event was pruned.
+        .header('gatehouse-recording-verified', verified)
         .send((text ? Readable.from(body as AsyncIterable<string>) : body) as never);
     },
   );
