@@ -164,10 +164,11 @@ export function sessionRoutes(
         text ? 'text' : 'asciicast',
       );
       const filename = `${record.id}.${text ? 'txt' : 'cast'}`;
+      // gatehouse-recording-verified: sha256 when checked against the audit trail's recording.uploaded,
+      // unverifiable once that event was pruned.
       return reply
         .type(text ? 'text/plain; charset=utf-8' : 'application/x-asciicast')
         .header('content-disposition', `attachment; filename="${filename}"`)
-        // sha256: checked against the audit trail's recording.uploaded; unverifiable: that event was pruned.
         .header('gatehouse-recording-verified', verified)
         .send((text ? Readable.from(body as AsyncIterable<string>) : body) as never);
     },
