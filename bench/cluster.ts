@@ -15,6 +15,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
+import { joinTokenWithKey } from '../test/helpers/cluster-join.js';
 import { startEtcd } from '../test/helpers/etcd.js';
 import { api } from '../test/helpers/gatehouse.js';
 import { startHaproxy } from '../test/helpers/haproxy.js';
@@ -111,7 +112,6 @@ async function main(): Promise<void> {
     const shared = {
       GATEHOUSE_REDIS_URL: 'redis://127.0.0.1:6379',
       GATEHOUSE_SEAL_KEY_FILE: sealKey,
-      GATEHOUSE_CLUSTER_TOKEN: `bench-cluster-token-${schema}-0123456789`,
     };
     const stores = {
       GATEHOUSE_BACKEND_URL: etcd.url('/bench/'),
@@ -129,11 +129,13 @@ async function main(): Promise<void> {
     const onStores = process.env.GATEHOUSE_BENCH_PROXY_STORES === '1';
     const authServers = auth.map((a) => new URL(a.authUrl).host).join(',');
     const proxies: Running[] = [];
+    // Each proxy joins the auth tier with a join token of its own (docs/deploy.md "Joining a proxy").
+    const joinTokenFor = () => joinTokenWithKey((auth[0] as Running).authUrl, KEY);
     for (const i of [0, 1]) {
       proxies.push(
         await start({
           ...shared,
-          ...(onStores ? stores : { GATEHOUSE_AUTH_SERVERS: authServers }),
+          ...(onStores ? stores : { GATEHOUSE_AUTH_SERVERS: authServers, GATEHOUSE_JOIN_TOKEN: await joinTokenFor() }),
           GATEHOUSE_ROLES: 'proxy',
           GATEHOUSE_DATA_DIR: join(dir, `proxy${i}`),
         }),

@@ -1,8 +1,8 @@
 // The composition root: open the stores named by config, build the services, bootstrap, and start
 // the listeners of the configured roles. Returns a handle that shuts everything down in order.
-import { mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import pino from 'pino';
 import { buildApi } from './api/build-api.js';
 import { buildMetricsServer } from './api/metrics-server.js';
@@ -14,14 +14,16 @@ import { isEmbeddedBackend } from './backend/open.js';
 import { SealKeyMismatch } from './backend/seal-check.js';
 import { type BootstrapResult, bootstrapAdmin } from './bootstrap.js';
 import { announcingInstance } from './cluster/announced-instance.js';
+import { createPeerCheck } from './cluster/cluster-peers.js';
 import { authPeers, refuseSecondProxyWithoutRedis } from './cluster/instances.js';
+import { establishIdentity, IDENTITY_FILE, type ProxyIdentity } from './cluster/proxy-identity-client.js';
 import { parseRedisUrl } from './cluster/redis-link.js';
 import { openSharedState, registerRedisMetric } from './cluster/shared-state.js';
 import { ConfigError } from './config/load.js';
 import type { Config } from './config/schema.js';
 import { type Clock, systemClock } from './lib/clock.js';
 import { parseDuration } from './lib/duration.js';
-import { createAuthPool, waitForAuthTier } from './net/auth-client.js';
+import { CLUSTER_TOKEN_HEADER, createAuthPool, waitForAuthTier } from './net/auth-client.js';
 import { createDescriptorBudget, type DoorLimits, descriptorLimit, doorBudgetSize } from './net/listener-limits.js';
 import { instrumentAuditStore, watchAuditStatus } from './observability/audit-metrics.js';
 import { createMetrics, type Metrics } from './observability/metrics.js';
@@ -124,14 +126,26 @@ export async function startGatehouse(
   // shared backend, never a file of its own that no auth instance writes.
   if (!runsAuth && !forwarding && isEmbeddedBackend(config.backend_url)) {
     throw new ConfigError(
-      'config key roles: a proxy-only instance needs the auth tier: set auth_servers (GATEHOUSE_AUTH_SERVERS) and cluster_token, or backend_url to the etcd:// or postgres:// URL the auth tier uses',
+      'config key roles: a proxy-only instance needs the auth tier: set auth_servers (GATEHOUSE_AUTH_SERVERS) and a join token (cluster.join_token), or backend_url to the etcd:// or postgres:// URL the auth tier uses',
     );
   }
-  if (forwarding && config.cluster_token === undefined) {
+  // A proxy proves who it is with an identity of its own (a join token once, then its key in the data
+  // dir); the shared cluster token only where cluster.allow_shared_token says so (deprecated).
+  const sharedToken = config.cluster.allow_shared_token ? config.cluster_token : undefined;
+  const joined = config.cluster.join_token !== undefined || existsSync(join(dataDir, IDENTITY_FILE));
+  if (forwarding && !joined && sharedToken === undefined) {
     throw new ConfigError(
-      'config key cluster_token (or GATEHOUSE_CLUSTER_TOKEN): a proxy with auth_servers needs the token the auth tier was given',
+      config.cluster_token === undefined
+        ? 'config key cluster.join_token (or GATEHOUSE_JOIN_TOKEN): a proxy with auth_servers joins the cluster with a join token (gatehouse tokens add --role proxy)'
+        : 'config key cluster.join_token (or GATEHOUSE_JOIN_TOKEN): the shared cluster_token is refused unless cluster.allow_shared_token is set (deprecated); join the proxy with a join token instead',
     );
   }
+  if (config.cluster_token !== undefined && sharedToken === undefined)
+    logger.warn('config key cluster_token is ignored: the shared token needs cluster.allow_shared_token (deprecated)');
+  else if (sharedToken !== undefined)
+    logger.warn(
+      'cluster.allow_shared_token is deprecated: every holder of the shared token can act as any proxy; join proxies with join tokens',
+    );
   if (forwarding) {
     for (const key of ['backend_url', 'audit_url', 'audit_read_url'] as const) {
       if (config[key] !== undefined)
@@ -153,12 +167,7 @@ export async function startGatehouse(
   };
   // Every internal call names this instance once the session bus has its id (cluster/announced-instance.ts).
   const authPool = forwarding
-    ? announcingInstance(
-        createAuthPool(config.auth_servers as string[], {
-          token: config.cluster_token as string,
-          tls: config.tls !== undefined,
-        }),
-      )
+    ? announcingInstance(createAuthPool(config.auth_servers as string[], { tls: config.tls !== undefined }))
     : undefined;
   // Tiers started together (Kubernetes, compose, systemd): a proxy up before the auth tier waits for
   // it, alive and not ready on its web address, instead of exiting.
@@ -178,18 +187,31 @@ export async function startGatehouse(
         });
       },
     });
-  const { backend, auditStore } = await (authPool ? openRemoteStores(authPool) : openStores(config, dataDir)).catch(
-    async (e: unknown) => {
-      await waitingRoom?.close();
-      throw e;
-    },
-  );
+  let identity: ProxyIdentity | undefined;
+  const { backend, auditStore } = await (async () => {
+    if (!authPool) return openStores(config, dataDir);
+    if (joined) {
+      identity = await establishIdentity(authPool, {
+        dataDir,
+        ...(config.cluster.join_token !== undefined && { joinToken: config.cluster.join_token }),
+        onError: (err) => logger.warn({ err }, 'renewing this proxy’s cluster credential'),
+      });
+      authPool.authenticateWith((identity as ProxyIdentity).headers);
+    } else authPool.authenticateWith(() => ({ [CLUSTER_TOKEN_HEADER]: sharedToken as string }));
+    return openRemoteStores(authPool);
+  })().catch(async (e: unknown) => {
+    identity?.stop();
+    authPool?.close();
+    await waitingRoom?.close();
+    throw e;
+  });
   const metrics = config.metrics_enabled ? createMetrics({ prefix: config.metrics_prefix, clock }) : undefined;
   metrics?.setHealthChecks({ backend: () => backend.ping(), audit: () => auditStore.ping() });
   if (metrics) watchAuditStatus(auditStore, metrics);
   // Redis (or this process) for what instances share beyond the state store; an outage is logged
   // once each way, and the instance keeps serving on its own counters meanwhile.
   const shared = openSharedState(config.redis_url, {
+    ...(identity && { identity: identity.instance }),
     onError: (err) => logger.warn({ err }, 'redis'),
     onChange: (up) =>
       up
@@ -244,8 +266,17 @@ export async function startGatehouse(
   const doorBudget = createDescriptorBudget(doorBudgetSize(fdLimit, config.proxy.fd_reserve));
   const warn = (message: string) => logger.warn(message);
   const door = { limits: proxyLimits, budget: doorBudget, warn };
-  const cluster = config.cluster_token
-    ? { token: config.cluster_token, backend, audit: instrumentedAudit, clock }
+  const identities = services.proxyIdentities;
+  const cluster = identities
+    ? {
+        peers: createPeerCheck({
+          identityOf: (credential) => identities.identityOf(credential),
+          ...(sharedToken !== undefined && { sharedToken }),
+        }),
+        backend,
+        audit: instrumentedAudit,
+        clock,
+      }
     : undefined;
   const auth = runsAuth
     ? await buildApi(services, {
@@ -300,6 +331,7 @@ export async function startGatehouse(
       await retention?.stop();
       await reaper?.stop();
       await instanceLease.stop();
+      identity?.stop();
       services.close();
       await shared.close();
       await auditStore.close();

@@ -21,6 +21,13 @@ import { createStateCache } from './backend/cache.js';
 import { verifySealKey } from './backend/seal-check.js';
 import { createStateStore, type StateStore } from './backend/state.js';
 import type { Backend } from './backend/types.js';
+import { createProxyCredentials, ensureSigningKey } from './cluster/proxy-credentials.js';
+import {
+  type CallerContext,
+  createProxyIdentities,
+  ownedBy,
+  type ProxyIdentities,
+} from './cluster/proxy-identities.js';
 import { openSharedState, type SharedState } from './cluster/shared-state.js';
 import type { Config } from './config/schema.js';
 import { type AuditReadService, createAuditReadService } from './events/audit-read.js';
@@ -99,6 +106,8 @@ export interface Services extends AgentServices, AgentBasics {
   shared: SharedState;
   /** Prometheus metrics, when enabled (e.g. sessions observe session_duration_seconds). */
   metrics?: Metrics;
+  /** Join tokens and the proxies' identities: on instances that run the auth tier only. */
+  proxyIdentities?: ProxyIdentities;
   close(): void;
 }
 
@@ -228,6 +237,34 @@ export async function createServices(deps: {
     access,
     onError: (error) => deps.warn?.(`live session re-check failed: ${(error as Error).message}`),
   });
+  // The auth tier registers proxies and signs their credentials; a removed proxy's sessions end.
+  const proxyIdentities = config.roles.includes('auth')
+    ? createProxyIdentities({
+        state,
+        audit,
+        clock,
+        credentials: createProxyCredentials(await ensureSigningKey({ state, box, clock }), clock),
+        endSessionsOf: async (identity: string, ctx: CallerContext) => {
+          const held = sessionRegistry.list().filter((s) => s.status === 'active' && ownedBy(identity, s.instance));
+          const reason = `proxy ${identity} removed`;
+          for (const s of held) {
+            await sessionRegistry.terminate(s.id, reason);
+            await audit.record({
+              type: 'session.terminated',
+              ...ctx,
+              target: s.resource,
+              session_id: s.id,
+              data: { principal: s.principal, login: s.login, reason },
+            });
+          }
+          await sessionRegistry.confirmEnded(
+            held.map((s) => s.id),
+            reason,
+          );
+          return held.length;
+        },
+      })
+    : undefined;
   await roles.ensureBuiltins();
   await backfillFoldedNames(state, deps.warn ?? (() => {}), [
     { what: 'webhooks', prefix: webhookKeys.webhooks, key: (r) => webhookKeys.foldedName(r.name) },
@@ -294,6 +331,7 @@ export async function createServices(deps: {
     },
     shared,
     ...(deps.metrics ? { metrics: deps.metrics } : {}),
+    ...(proxyIdentities ? { proxyIdentities } : {}),
     close: () => {
       agentBasics.usage.stop();
       sessionGuard.close();

@@ -13,7 +13,8 @@ import type { AuditStore } from '../src/audit/types.js';
 import { createRemoteBackend } from '../src/backend/remote.js';
 import { openSqliteBackend } from '../src/backend/sqlite.js';
 import type { Backend, WatchEvent } from '../src/backend/types.js';
-import { createAuthPool } from '../src/net/auth-client.js';
+import { createPeerCheck } from '../src/cluster/cluster-peers.js';
+import { CLUSTER_TOKEN_HEADER, createAuthPool } from '../src/net/auth-client.js';
 import { runBackendConformance } from './conformance/backend-conformance.js';
 import { tempDir } from './conformance/helpers.js';
 import { until } from './helpers/until.js';
@@ -24,12 +25,23 @@ const noAudit = { append: async () => {}, ping: async () => {} } as unknown as A
 async function serve(backend: Backend): Promise<{ app: FastifyInstance; host: string }> {
   const app = Fastify({ logger: false });
   installErrorHandler(app);
-  internalRoutes(app, { backend, audit: noAudit, token: TOKEN, refusedWrite: async () => undefined });
+  // The transport alone: the shared token lets the test in (identities are test/cluster-join.test.ts's).
+  const peers = createPeerCheck({ identityOf: async () => undefined, sharedToken: TOKEN });
+  const identities = {
+    join: async () => Promise.reject(new Error('no joins here')),
+    renew: async () => Promise.reject(new Error('no renewals here')),
+    exists: () => false,
+  };
+  internalRoutes(app, { backend, audit: noAudit, peers, identities, refusedWrite: async () => undefined });
   await app.listen({ host: '127.0.0.1', port: 0 });
   return { app, host: `127.0.0.1:${(app.server.address() as { port: number }).port}` };
 }
 
-const remote = (hosts: string[]) => createRemoteBackend(createAuthPool(hosts, { token: TOKEN, tls: false }));
+function remote(hosts: string[]) {
+  const pool = createAuthPool(hosts, { tls: false });
+  pool.authenticateWith(() => ({ [CLUSTER_TOKEN_HEADER]: TOKEN }));
+  return createRemoteBackend(pool);
+}
 
 runBackendConformance('remote (through the auth tier)', async (opts = {}) => {
   const tmp = tempDir('backend-remote');

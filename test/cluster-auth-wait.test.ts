@@ -1,14 +1,15 @@
 // Tiers started together (Kubernetes, compose, systemd): a proxy-only instance whose auth tier is not
 // up yet stays up — its web port answering, its readiness (/webapi/ping, what a load balancer checks)
 // 503 "waiting", saying so in its log every few seconds — and becomes ready and serves once an auth
-// instance starts at that address. A token the auth tier refuses still stops the start.
+// instance starts at that address. A join token the auth tier refuses still stops the start.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { api } from './helpers/gatehouse.js';
+import { joinToken } from './helpers/cluster-join.js';
+import { api, startTestServer } from './helpers/gatehouse.js';
 import {
   BOOTSTRAP_KEY,
   type GatehouseProcess,
@@ -17,8 +18,6 @@ import {
 } from './helpers/proxy-targets.js';
 import { freePort } from './helpers/sshd.js';
 import { until } from './helpers/until.js';
-
-const TOKEN = `cluster-${randomBytes(16).toString('hex')}`;
 
 /** Status of GET path, 0 when nothing answers. */
 const statusOf = (base: string, path: string) =>
@@ -40,11 +39,11 @@ describe('a proxy started before its auth tier', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const proxyEnv = (authPort: number, webPort: number, token = TOKEN) => ({
+  const proxyEnv = (authPort: number, webPort: number, joinToken: string) => ({
     GATEHOUSE_ROLES: 'proxy',
     GATEHOUSE_DATA_DIR: mkdtempSync(join(dir, 'proxy-')),
     GATEHOUSE_AUTH_SERVERS: `127.0.0.1:${authPort}`,
-    GATEHOUSE_CLUSTER_TOKEN: token,
+    GATEHOUSE_JOIN_TOKEN: joinToken,
     GATEHOUSE_SEAL_KEY_FILE: sealKey,
     GATEHOUSE_WEB_ADDR: `127.0.0.1:${webPort}`,
     GATEHOUSE_HTTP_SHUTDOWN_DRAIN: '0s',
@@ -54,14 +53,27 @@ describe('a proxy started before its auth tier', () => {
       GATEHOUSE_ROLES: 'auth',
       GATEHOUSE_DATA_DIR: join(dir, 'auth'),
       GATEHOUSE_AUTH_ADDR: `127.0.0.1:${authPort}`,
-      GATEHOUSE_CLUSTER_TOKEN: TOKEN,
       GATEHOUSE_SEAL_KEY_FILE: sealKey,
     });
+  /**
+   * The operator makes the proxy's join token ahead, as provisioning does: an auth run on the same
+   * data dir before (in this process: cheaper than one more child), stopped before the proxy starts.
+   */
+  const joinTokenAhead = async () => {
+    const early = await startTestServer(
+      { roles: ['auth'], seal_key_file: sealKey },
+      { dataDir: join(dir, 'auth') },
+    );
+    const token = await joinToken(early);
+    await early.stop({ keepData: true });
+    return token;
+  };
 
   test('it waits alive and not ready, logging every few seconds, then serves once auth is up', async () => {
     const [authPort, webPort] = [await freePort(), await freePort()];
     const web = `http://127.0.0.1:${webPort}`;
-    const proxy = spawnGatehouse(proxyEnv(authPort, webPort), { startTimeoutMs: 120_000 });
+    const token = await joinTokenAhead();
+    const proxy = spawnGatehouse(proxyEnv(authPort, webPort, token), { startTimeoutMs: 120_000 });
     children.push(proxy);
 
     await until(
@@ -97,15 +109,15 @@ describe('a proxy started before its auth tier', () => {
     proxy.child.kill('SIGKILL');
   });
 
-  test('a cluster token the auth tier refuses still stops the start (positive control of the wait)', async () => {
+  test('a join token the auth tier refuses still stops the start (positive control of the wait)', async () => {
     const [authPort, webPort] = [await freePort(), await freePort()];
     const auth = await startAuth(authPort);
     children.push(auth);
-    const proxy = spawnGatehouse(proxyEnv(authPort, webPort, `wrong-${TOKEN}`));
+    const proxy = spawnGatehouse(proxyEnv(authPort, webPort, `gjt_wrong-${randomBytes(32).toString('hex')}`));
     children.push(proxy);
     const code = await Promise.race([proxy.exited, new Promise((r) => setTimeout(() => r('running'), 60_000))]);
     assert.equal(code, 1, proxy.output());
-    assert.match(proxy.output(), /cannot reach the auth tier.*cluster_token/);
+    assert.match(proxy.output(), /joining the cluster with cluster\.join_token failed.*unknown, expired or used up/);
     auth.child.kill('SIGKILL');
   });
 });

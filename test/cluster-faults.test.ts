@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Agent } from 'undici';
+import { joinTokenWithKey } from './helpers/cluster-join.js';
 import { type EtcdCluster, startEtcd } from './helpers/etcd.js';
 import { api } from './helpers/gatehouse.js';
 import { adminSql, POSTGRES_URL } from './helpers/postgres.js';
@@ -18,7 +19,6 @@ import { type Running, run, stop } from './helpers/process.js';
 import { until } from './helpers/until.js';
 
 const BOOTSTRAP = 'cluster-faults-bootstrap-key-0123456789abcdef';
-const CLUSTER_TOKEN = `cluster-${randomBytes(16).toString('hex')}`;
 const schema = `gh_faults_${randomBytes(5).toString('hex')}`;
 const dir = mkdtempSync(join(tmpdir(), 'gatehouse-faults-'));
 const sealKey = join(dir, 'seal.key');
@@ -37,7 +37,6 @@ before(async () => {
     GATEHOUSE_AUDIT_URL: `${POSTGRES_URL}?schema=${schema}`,
     GATEHOUSE_SEAL_KEY_FILE: sealKey,
     GATEHOUSE_BOOTSTRAP_API_KEY: BOOTSTRAP,
-    GATEHOUSE_CLUSTER_TOKEN: CLUSTER_TOKEN,
     GATEHOUSE_ROLES: 'auth',
   });
   const started = await Promise.allSettled([0, 1, 2].map((i) => run(env(i))));
@@ -48,7 +47,7 @@ before(async () => {
     GATEHOUSE_DATA_DIR: join(dir, 'proxy'),
     GATEHOUSE_ROLES: 'proxy',
     GATEHOUSE_AUTH_SERVERS: instances.map((i) => new URL(i.authUrl).host).join(','),
-    GATEHOUSE_CLUSTER_TOKEN: CLUSTER_TOKEN,
+    GATEHOUSE_JOIN_TOKEN: await joinTokenWithKey(instances[0]?.authUrl as string, BOOTSTRAP),
     GATEHOUSE_SEAL_KEY_FILE: sealKey,
   });
   const login = await api(instances[0]?.authUrl as string, 'POST', '/v1/auth/token', { body: { api_key: BOOTSTRAP } });

@@ -1,5 +1,6 @@
-// What the cluster token still lets its holder do on auth's internal API (issue 29): an auth instance
-// and a real proxy-only instance in front of it, then a hostile token holder with plain HTTP. Audit
+// What a joined proxy identity may do on auth's internal API (issue 29): an auth instance and a real
+// proxy-only instance in front of it, then a hostile proxy — an identity joined with a join token of
+// its own, as a compromised proxy host holds — with plain HTTP. Audit
 // appends take only the event types proxies record, stamped with auth's time and the announced
 // instance, about sessions that exist and under their principal; a proxy cannot mint tickets, rewrite
 // an ended session or what a live one says, write another instance's lease, or set last use at will.
@@ -15,14 +16,15 @@ import pino from 'pino';
 import { loadConfig } from '../src/config/load.js';
 import { newId } from '../src/lib/ids.js';
 import { type Gatehouse, startGatehouse } from '../src/server.js';
+import { type JoinedIdentity, joinIdentity, joinToken } from './helpers/cluster-join.js';
 import { createDbRole, registerPostgres } from './helpers/db-resource.js';
 import { api, startTestServer, type TestServer, userWithRoles } from './helpers/gatehouse.js';
 import { requirePostgres } from './helpers/psql.js';
 import { until } from './helpers/until.js';
 
-const TOKEN = `cluster-${randomBytes(16).toString('hex')}`;
-/** The instance the hostile token holder announces (self-declared, as every proxy's is). */
-const HOSTILE = `inst_${randomBytes(8).toString('hex')}`;
+/** The hostile proxy: an identity of its own; it announces that identity as its instance. */
+let hostile: JoinedIdentity;
+let HOSTILE: string;
 const tmp = mkdtempSync(join(tmpdir(), 'gatehouse-least-privilege-'));
 const sealKey = join(tmp, 'seal.key');
 writeFileSync(sealKey, randomBytes(32), { mode: 0o600 });
@@ -56,8 +58,7 @@ async function internal(path: string, body: unknown, instance: string | null = H
     method: 'POST',
     headers: {
       'content-type': 'application/json',
-      'x-gatehouse-cluster-token': TOKEN,
-      ...(instance ? { 'x-gatehouse-instance': instance } : {}),
+      ...hostile.headers(instance),
     },
     body: JSON.stringify(body),
   });
@@ -132,7 +133,6 @@ if (requirePostgres('the internal API’s least privilege')) {
   before(async () => {
     auth = await startTestServer({
       roles: ['auth'],
-      cluster_token: TOKEN,
       seal_key_file: sealKey,
       db_public_addr: '127.0.0.1:3036',
     });
@@ -151,12 +151,14 @@ if (requirePostgres('the internal API’s least privilege')) {
           log_level: 'silent',
           'webhooks.deliver': false,
           auth_servers: [new URL(auth.url).host],
-          cluster_token: TOKEN,
+          'cluster.join_token': await joinToken(auth),
           seal_key_file: sealKey,
         },
       }),
       { logger: pino({ level: 'silent' }) },
     );
+    hostile = await joinIdentity(auth);
+    HOSTILE = hostile.instance;
     dbId = await registerPostgres(auth, { name: 'pg-lp' });
     await createDbRole(auth, 'db-lp', { rules: [{ resources: ['sessions'], verbs: ['list', 'read', 'create'] }] });
     alice = await userWithRoles(auth, 'alice', ['db-lp']);

@@ -1,5 +1,5 @@
 // The proxy tier: two proxy-only instances (web + SSH, GATEHOUSE_ROLES=proxy) that hold no store
-// credentials — they forward /v1 to the auth instance (auth_servers, cluster_token) and follow state
+// credentials — they forward /v1 to the auth instance (auth_servers, each joined with a join token) and follow state
 // through its watch stream — in front of an auth instance on etcd and a PostgreSQL audit store, behind
 // a real haproxy that health-checks /webapi/ping. A token revoked through one proxy is refused through
 // the other (p50/p99 printed); haproxy takes a proxy out within 2 s of it going away; the caller's
@@ -16,6 +16,7 @@ import pino from 'pino';
 import { ConfigError, loadConfig } from '../src/config/load.js';
 import { createKubeCa } from '../src/kube/kube-ca.js';
 import { type Gatehouse, startGatehouse } from '../src/server.js';
+import { type JoinedIdentity, joinIdentity, joinToken } from './helpers/cluster-join.js';
 import { createDbRole, registerPostgres } from './helpers/db-resource.js';
 import { type EtcdCluster, startEtcd } from './helpers/etcd.js';
 import { ADMIN_KEY, api, startTestServer, type TestServer, userWithRoles } from './helpers/gatehouse.js';
@@ -34,10 +35,10 @@ let proxies: Gatehouse[] = [];
 let haproxy: Haproxy;
 const dirs: string[] = [];
 
-const CLUSTER_TOKEN = `cluster-${randomBytes(16).toString('hex')}`;
+/** The join token the proxies of this file join with (uses: several). */
+let JOIN_TOKEN: string;
 const shared = () => ({
   seal_key_file: sealKey,
-  cluster_token: CLUSTER_TOKEN,
   // Two proxies share rate limits, throttles and live sessions through Redis (the machine's).
   redis_url: process.env.GATEHOUSE_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
 });
@@ -63,6 +64,7 @@ function startProxy(overrides: Record<string, unknown> = {}): Promise<Gatehouse>
       auth_servers: [new URL(auth.url).host],
       // haproxy (and this test) on loopback: their X-Forwarded-For is believed.
       trusted_proxies: ['127.0.0.0/8'],
+      'cluster.join_token': JOIN_TOKEN,
       ...shared(),
       ...overrides,
     },
@@ -82,6 +84,7 @@ before(async () => {
     roles: ['auth'],
     kube_public_url: 'https://localhost:3026',
   });
+  JOIN_TOKEN = await joinToken(auth, { uses: 10 });
   proxies = await Promise.all([startProxy(), startProxy()]);
   haproxy = await startHaproxy(proxies.map((p, i) => ({ name: `proxy${i}`, port: portOf(p.webUrl) })));
 });
@@ -171,24 +174,32 @@ describe('the proxy tier behind haproxy', () => {
     await assert.rejects(
       startProxy({ auth_servers: undefined }),
       (e: unknown) =>
-        e instanceof ConfigError && /auth_servers \(GATEHOUSE_AUTH_SERVERS\) and cluster_token/.test(e.message),
+        e instanceof ConfigError && /auth_servers \(GATEHOUSE_AUTH_SERVERS\) and a join token/.test(e.message),
     );
     await assert.rejects(
-      startProxy({ cluster_token: undefined }),
-      (e: unknown) => e instanceof ConfigError && /cluster_token \(or GATEHOUSE_CLUSTER_TOKEN\)/.test(e.message),
+      startProxy({ 'cluster.join_token': undefined }),
+      (e: unknown) => e instanceof ConfigError && /cluster\.join_token \(or GATEHOUSE_JOIN_TOKEN\)/.test(e.message),
     );
-    await assert.rejects(startProxy({ cluster_token: 'x'.repeat(40) }), /cannot reach the auth tier.*cluster_token/);
+    await assert.rejects(
+      startProxy({ 'cluster.join_token': 'x'.repeat(40) }),
+      /joining the cluster with cluster\.join_token failed.*401.*unknown, expired or used up/,
+    );
   });
 });
 
 describe('the auth tier seen from a proxy', () => {
-  const internal = (op: string, body: unknown, token: string | null = CLUSTER_TOKEN, instance?: string) =>
+  /** A proxy identity of the test's own, joined with a join token as a proxy does. */
+  let me: JoinedIdentity;
+  before(async () => {
+    me = await joinIdentity(auth);
+  });
+  const internal = (op: string, body: unknown, credential: 'mine' | 'none' | 'forged' = 'mine', instance?: string) =>
     fetch(`${auth.url}/internal/v1/backend/${op}`, {
       method: 'POST',
       headers: {
         'content-type': 'application/json',
-        ...(token ? { 'x-gatehouse-cluster-token': token } : {}),
-        ...(instance ? { 'x-gatehouse-instance': instance } : {}),
+        ...(credential === 'mine' ? me.headers(instance ?? null) : {}),
+        ...(credential === 'forged' ? { 'x-gatehouse-proxy-credential': `${me.credential.slice(0, -4)}AAAA` } : {}),
       },
       body: JSON.stringify(body),
     });
@@ -256,11 +267,15 @@ describe('the auth tier seen from a proxy', () => {
     }
   });
 
-  test('the internal API answers only the cluster token, and a proxy writes only what proxies own', async () => {
-    assert.equal((await internal('get', { args: ['roles/'] }, null)).status, 401, 'no token');
-    assert.equal((await internal('get', { args: ['roles/'] }, 'z'.repeat(40))).status, 401, 'wrong token');
+  test('the internal API answers only a joined proxy’s credential, and a proxy writes only what proxies own', async () => {
+    assert.equal((await internal('get', { args: ['roles/'] }, 'none')).status, 401, 'no credential');
+    assert.equal(
+      (await internal('get', { args: ['roles/'] }, 'forged')).status,
+      401,
+      'a credential not signed by auth',
+    );
     const read = await internal('getRange', { args: ['roles/', {}] });
-    assert.equal(read.status, 200, 'positive control: the token reads');
+    assert.equal(read.status, 200, 'positive control: the credential reads');
     assert.ok(((await read.json()) as { result: unknown[] }).result.length > 0);
     for (const key of ['users/user_x', 'apikeys/key_x', 'roles/role_x', 'tokens/abc', 'index/users/name/mallory']) {
       const res = await internal('put', { args: [key, '{}'] });
@@ -279,13 +294,13 @@ describe('the auth tier seen from a proxy', () => {
     const loose = await internal('put', { args: ['sessions/sess_internal_test', '{"id":"sess_internal_test"}'] });
     assert.equal(loose.status, 403, 'a bare session record, unconditionally');
     // Positive control: what a proxy owns — its instance lease, naming the instance the call announces.
-    const instance = `inst_${randomBytes(8).toString('hex')}`;
+    const instance = `${me.instance}-${randomBytes(4).toString('hex')}`;
     const lease = `locks/instances/${randomBytes(8).toString('hex')}`;
     const value = JSON.stringify({ roles: ['proxy'], instance, holder: 'test', acquired_at: new Date().toISOString() });
     const own = await internal(
       'create',
       { args: [lease, value, { expiresAt: Date.now() + 15_000 }] },
-      CLUSTER_TOKEN,
+      'mine',
       instance,
     );
     assert.equal(
@@ -297,7 +312,7 @@ describe('the auth tier seen from a proxy', () => {
     const released = await internal(
       'atomicWrite',
       { args: [[{ key: lease, revision }], [{ type: 'delete', key: lease }]] },
-      CLUSTER_TOKEN,
+      'mine',
       instance,
     );
     assert.equal(released.status, 200);

@@ -11,6 +11,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { joinToken } from './helpers/cluster-join.js';
 import { type EtcdCluster, startEtcd } from './helpers/etcd.js';
 import { api, startTestServer, type TestServer } from './helpers/gatehouse.js';
 import { adminSql, POSTGRES_URL } from './helpers/postgres.js';
@@ -21,7 +22,6 @@ import { freePort, requireSshd, type Sshd, startSshd } from './helpers/sshd.js';
 import { until } from './helpers/until.js';
 
 const REDIS = process.env.GATEHOUSE_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
-const CLUSTER_TOKEN = `cluster-${randomBytes(16).toString('hex')}`;
 
 if (requireSshd('a proxy killed mid-session')) {
   describe('a proxy killed mid-session', () => {
@@ -38,15 +38,16 @@ if (requireSshd('a proxy killed mid-session')) {
 
     const shared = () => ({
       GATEHOUSE_SEAL_KEY_FILE: sealKey,
-      GATEHOUSE_CLUSTER_TOKEN: CLUSTER_TOKEN,
       GATEHOUSE_REDIS_URL: REDIS,
       GATEHOUSE_RECORDINGS_URL: s3.url('crash/'),
       GATEHOUSE_RECORDINGS_UPLOAD_RETRY_MIN: '50ms',
       GATEHOUSE_RECORDINGS_UPLOAD_RETRY_MAX: '200ms',
     });
-    const startProxy = async (name: string, sshPort: number) => {
+    // Each proxy joins once with a join token; restarted on its data dir it renews with its own key.
+    const startProxy = async (name: string, sshPort: number, opts: { join: boolean } = { join: true }) => {
       const p = await run({
         ...shared(),
+        ...(opts.join && { GATEHOUSE_JOIN_TOKEN: await joinToken(auth) }),
         GATEHOUSE_ROLES: 'proxy',
         GATEHOUSE_AUTH_SERVERS: new URL(auth.url).host,
         GATEHOUSE_DATA_DIR: join(dir, name),
@@ -66,7 +67,6 @@ if (requireSshd('a proxy killed mid-session')) {
         backend_url: etcd.url('/crash/'),
         audit_url: `${POSTGRES_URL}?schema=${schema}`,
         seal_key_file: sealKey,
-        cluster_token: CLUSTER_TOKEN,
         redis_url: REDIS,
         recordings_url: env.GATEHOUSE_RECORDINGS_URL,
         roles: ['auth'],
@@ -177,7 +177,7 @@ if (requireSshd('a proxy killed mid-session')) {
       assert.equal((await onA).code === 0, false, 'the killed proxy’s client lost its connection');
 
       // The proxy comes back on its data dir: the recording it kept in its spool is uploaded.
-      const restarted = await startProxy('proxy-a', portA);
+      const restarted = await startProxy('proxy-a', portA, { join: false });
       const cast = await until(
         'the lost session’s recording',
         async () => {

@@ -14,7 +14,6 @@ import { selfSignedCert } from './helpers/tls.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'gatehouse-cluster-tls-'));
 const KEY = `tls-bootstrap-${randomBytes(12).toString('hex')}`;
-const TOKEN = `cluster-${randomBytes(16).toString('hex')}`;
 const { certFile: cert, keyFile: key } = selfSignedCert(dir);
 
 function call(url: string, method: string, path: string, body?: unknown, token?: string) {
@@ -46,12 +45,20 @@ describe('a proxy reaching the auth tier over TLS', () => {
   let auth: Running;
   let proxy: Running;
   const tls = () => ({ GATEHOUSE_TLS_CERT_FILE: cert, GATEHOUSE_TLS_KEY_FILE: key });
-  const proxyEnv = (extra: Record<string, string>) => ({
+  /** A join token made over https by the admin, as the operator does before starting a proxy. */
+  const joinToken = async () => {
+    const login = await call(auth.authUrl, 'POST', '/v1/auth/token', { api_key: KEY });
+    const token = login.json.access_token as string;
+    const made = await call(auth.authUrl, 'POST', '/v1/cluster/join-tokens', { role: 'proxy' }, token);
+    assert.equal(made.status, 201, JSON.stringify(made.json));
+    return made.json.token as string;
+  };
+  const proxyEnv = async (extra: Record<string, string>) => ({
     ...tls(),
     GATEHOUSE_ROLES: 'proxy',
     GATEHOUSE_DATA_DIR: join(dir, `proxy-${randomBytes(3).toString('hex')}`),
     GATEHOUSE_AUTH_SERVERS: new URL(auth.authUrl).host,
-    GATEHOUSE_CLUSTER_TOKEN: TOKEN,
+    GATEHOUSE_JOIN_TOKEN: await joinToken(),
     GATEHOUSE_SEAL_KEY_FILE: join(dir, 'auth', 'webhook-secret.key'),
     ...extra,
   });
@@ -62,7 +69,6 @@ describe('a proxy reaching the auth tier over TLS', () => {
       GATEHOUSE_ROLES: 'auth',
       GATEHOUSE_DATA_DIR: join(dir, 'auth'),
       GATEHOUSE_BOOTSTRAP_API_KEY: KEY,
-      GATEHOUSE_CLUSTER_TOKEN: TOKEN,
     });
     assert.match(auth.authUrl, /^https:/);
   });
@@ -72,7 +78,7 @@ describe('a proxy reaching the auth tier over TLS', () => {
   });
 
   test('with the CA trusted, /v1 through the proxy works over https: a forwarded login, then a read from its cache', async () => {
-    proxy = await run(proxyEnv({ NODE_EXTRA_CA_CERTS: cert }));
+    proxy = await run(await proxyEnv({ NODE_EXTRA_CA_CERTS: cert }));
     assert.match(proxy.webUrl, /^https:/);
     const login = await call(proxy.webUrl, 'POST', '/v1/auth/token', { api_key: KEY });
     assert.equal(login.status, 200, JSON.stringify(login.json));
@@ -82,6 +88,6 @@ describe('a proxy reaching the auth tier over TLS', () => {
   });
 
   test('a proxy that does not trust the auth tier’s certificate is refused at start, naming it', async () => {
-    await assert.rejects(run(proxyEnv({})), (e: Error) => /cannot reach the auth tier/.test(e.message));
+    await assert.rejects(run(await proxyEnv({})), (e: Error) => /cannot reach the auth tier/.test(e.message));
   });
 });

@@ -3,6 +3,7 @@
 import Fastify, { type FastifyBaseLogger, LogController } from 'fastify';
 import type { AuditStore } from '../audit/types.js';
 import type { Backend } from '../backend/types.js';
+import type { PeerCheck } from '../cluster/cluster-peers.js';
 import type { Clock } from '../lib/clock.js';
 import { GatehouseError } from '../lib/errors.js';
 import { newRequestId } from '../lib/random.js';
@@ -14,6 +15,7 @@ import { agentRoutes, jwksRoute } from './agents/agents.routes.js';
 import type { App } from './app-types.js';
 import { appRoutes } from './apps/apps.routes.js';
 import { auditRoutes } from './audit/audit.routes.js';
+import { clusterRoutes } from './cluster/cluster.routes.js';
 import { type ConnectionLimits, closeInBoundedTime, limitConnections, timeoutOptions } from './connection-limits.js';
 import { consolePageRoutes, consoleSessionRoutes, webConsoleRoutes } from './console/console.routes.js';
 import { cookieAuthenticationHook } from './console/session-cookie.js';
@@ -69,8 +71,8 @@ export interface ApiOptions {
   limits?: ConnectionLimits;
   /** Web listener of a proxy-only instance: /v1 and /webapi/session go to the auth tier. */
   forwardTo?: AuthPool;
-  /** Auth listener with a cluster token: the proxies' internal API, and their callers' addresses believed. */
-  cluster?: { token: string; backend: Backend; audit: AuditStore; clock?: Clock };
+  /** Auth listener: the proxies' internal API (joined identities), and their callers' addresses believed. */
+  cluster?: { peers: PeerCheck; backend: Backend; audit: AuditStore; clock?: Clock };
   /** Web listener: peers (load balancers) whose X-Forwarded-For is believed. */
   trustedProxies?: string[];
 }
@@ -95,6 +97,7 @@ function registerApiRoutes(scoped: App, services: Services): void {
   });
   sshCaRoutes(scoped, services);
   appRoutes(scoped, services);
+  clusterRoutes(scoped, services);
 }
 
 export async function buildApi(services: Services, opts: ApiOptions): Promise<{ app: App; routes: RegisteredRoute[] }> {
@@ -193,8 +196,9 @@ export async function buildApi(services: Services, opts: ApiOptions): Promise<{ 
   }
   await registerOpenApi(app, opts.version);
   if (opts.cluster) {
-    installClusterPeer(app, opts.cluster.token, () => services.state.cache.revision);
-    internalRoutes(app, opts.cluster);
+    installClusterPeer(app, opts.cluster.peers, () => services.state.cache.revision);
+    if (!services.proxyIdentities) throw new Error('the internal API runs on an auth instance');
+    internalRoutes(app, { ...opts.cluster, identities: services.proxyIdentities });
   }
 
   // The console's session cookie stands in for the Authorization header (src/proxy/web/session-cookie.ts);

@@ -1,6 +1,6 @@
 // A proxy-only instance's /v1 (and the console's /webapi/session): forwarded to the auth tier with
 // health-checked round robin (cluster/auth-client.ts), over undici's pooled keep-alive connections.
-// The caller's address travels in X-Forwarded-For with the cluster token, which is what makes auth
+// The caller's address travels in X-Forwarded-For with the proxy's credential, which is what makes auth
 // believe it; the proxy itself believes a client's X-Forwarded-For only from trusted_proxies
 // (Fastify's trustProxy). A request whose connection was refused goes to the next auth server
 // (nothing was sent); one that failed later is resent only when its method is idempotent, so a POST
@@ -9,7 +9,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Agent } from 'undici';
 import { GatehouseError } from '../lib/errors.js';
-import { type AuthPool, CLUSTER_TOKEN_HEADER, connectionFailure } from '../net/auth-client.js';
+import {
+  type AuthPool,
+  CLUSTER_TOKEN_HEADER,
+  connectionFailure,
+  INSTANCE_HEADER,
+  PROXY_CREDENTIAL_HEADER,
+} from '../net/auth-client.js';
 import { REVISION_HEADER } from './plugins/cluster-peer.js';
 
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE']);
@@ -30,6 +36,8 @@ const REQUEST_DROPPED = new Set([
   'x-forwarded-host',
   'forwarded',
   CLUSTER_TOKEN_HEADER,
+  PROXY_CREDENTIAL_HEADER,
+  INSTANCE_HEADER,
 ]);
 const RESPONSE_DROPPED = new Set([
   'connection',
@@ -125,7 +133,7 @@ export async function forwardToAuth(
       }
       out['x-forwarded-for'] = request.ip;
       out['x-forwarded-proto'] = proto;
-      out[CLUSTER_TOKEN_HEADER] = pool.token;
+      Object.assign(out, pool.peerHeaders());
       return out;
     };
 

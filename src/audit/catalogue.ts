@@ -155,6 +155,22 @@ export const EVENT_TYPES = {
     description:
       'Break-glass: `gatehouse admin reset` created or re-enabled an admin user and gave it a new API key (its id, never the secret).',
   },
+  'cluster.join_token.created': {
+    code: 'GH5000I',
+    description: 'A join token was made for a new proxy (its id, role, expiry and uses; never the token).',
+  },
+  'cluster.join_token.used': {
+    code: 'GH5001I',
+    description: 'A proxy presented a join token and was given an identity of its own (data.instance).',
+  },
+  'cluster.instance.removed': {
+    code: 'GH5002W',
+    description: 'A proxy’s identity was removed: its calls are refused, its live sessions ended.',
+  },
+  'cluster.join_token.refused': {
+    code: 'GH5003W',
+    description: 'A join was refused: an unknown, expired or used-up join token.',
+  },
 } as const;
 
 export type EventType = keyof typeof EVENT_TYPES;

@@ -1,10 +1,11 @@
-// Which instance a proxy's call to the auth tier comes from: every internal call carries the proxy's
+// Which process a proxy's call to the auth tier comes from: every internal call carries the proxy's
 // instance id (the session bus's, the one its lease and its session records name), and the auth tier
-// binds what the call writes to it (cluster/proxy-writes.ts, cluster/proxy-events.ts). Self-declared:
-// all proxies share one cluster token, so the id is what the proxy says, until each has its own identity.
-import type { AuthPool } from '../net/auth-client.js';
+// binds what the call writes to it (cluster/proxy-writes.ts, cluster/proxy-events.ts). A joined proxy's
+// instance is `<identity>-<8 hex>`, and auth refuses one that is not of the identity its credential
+// proves (cluster/cluster-peers.ts); under the deprecated shared token it is self-declared.
+import { type AuthPool, INSTANCE_HEADER } from '../net/auth-client.js';
 
-export const INSTANCE_HEADER = 'x-gatehouse-instance';
+export { INSTANCE_HEADER };
 /** The session bus makes `inst_` and 16 hex digits; the auth tier takes any id of this shape. */
 export const INSTANCE_ID = /^[A-Za-z0-9_-]{1,64}$/;
 

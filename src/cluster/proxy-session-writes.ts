@@ -3,6 +3,7 @@
 // a resource that exist — and then that session's end. Never a delete; never, once written, a change
 // of who, where, as whom or what (every field but the end's); nothing at all once the session ended.
 import type { Operation } from '../backend/types.js';
+import { ownedBy } from './proxy-identities.js';
 import { type CheckedWrite, CLOCK_SKEW_MS, checkedState, parseRecord, readOnce } from './proxy-write-state.js';
 
 type Session = Record<string, unknown>;
@@ -99,5 +100,10 @@ export async function refusedSessionWrite(write: CheckedWrite, op: Operation): P
   if (typeof state === 'string') return state;
   if (!state.current) return startProblem(write, id, next);
   const prev = parseRecord(state.current.value);
-  return prev ? changeProblem(prev, next, write.writer.now) : 'the stored record is not a session';
+  if (!prev) return 'the stored record is not a session';
+  // A joined proxy ends only the sessions it brokers (any process of its identity: a restart's too).
+  const { identity } = write.writer;
+  if (identity !== undefined && !ownedBy(identity, prev.instance))
+    return `the session is held by ${String(prev.instance)}, not by a process of ${identity}`;
+  return changeProblem(prev, next, write.writer.now);
 }

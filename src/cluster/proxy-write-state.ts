@@ -3,9 +3,14 @@
 // the key's absence, for a creation), so nothing can change between the check and the write.
 import { type Backend, BackendError, type Condition, type Item } from '../backend/types.js';
 
-/** Who writes: the instance the call announced (self-declared until proxies have identities), and when. */
+/**
+ * Who writes: the process instance the call announced — bound to the identity its credential proves
+ * (cluster/cluster-peers.ts), or self-declared under the deprecated shared token — and when.
+ */
 export interface ProxyWriter {
   instance?: string;
+  /** The joined proxy's verified identity; absent under the shared token. */
+  identity?: string;
   /** The auth tier's clock (epoch ms). */
   now: number;
 }

@@ -49,8 +49,14 @@ function withTimeout<T>(p: Promise<T>, ms: number, fallback: T): Promise<T> {
 }
 
 /** The bus of one process: the in-process part, plus the Redis registry and channels when given a link. */
-export function createSessionBus(link?: RedisLink, onError: (error: unknown) => void = () => {}): SessionBus {
-  const instanceId = `inst_${randomBytes(8).toString('hex')}`;
+export function createSessionBus(
+  link?: RedisLink,
+  onError: (error: unknown) => void = () => {},
+  /** A joined proxy's identity: this process is `<identity>-<8 hex>`, an instance of it (cluster-peers.ts). */
+  identity?: string,
+): SessionBus {
+  const instanceId =
+    identity === undefined ? `inst_${randomBytes(8).toString('hex')}` : `${identity}-${randomBytes(4).toString('hex')}`;
   const live = new Set<string>();
   /** Sessions that ended here lately: asked about after the watch beat the request, they count as ended. */
   const endedHere = new Set<string>();

@@ -28,10 +28,10 @@ export const REDIS_FALLBACK_DETAIL =
 
 export function openSharedState(
   redisUrl: string | undefined,
-  opts: { onError?: (error: unknown) => void; onChange?: (up: boolean) => void } = {},
+  opts: { onError?: (error: unknown) => void; onChange?: (up: boolean) => void; identity?: string } = {},
 ): SharedState {
   if (redisUrl === undefined) {
-    const bus = createSessionBus();
+    const bus = createSessionBus(undefined, undefined, opts.identity);
     return {
       bus,
       readiness: async () => 'in-process',
@@ -40,7 +40,7 @@ export function openSharedState(
   }
   const link = openRedisLink(redisUrl, opts.onError ? { onError: opts.onError } : {});
   if (opts.onChange) link.onChange(opts.onChange);
-  const bus = createSessionBus(link, opts.onError);
+  const bus = createSessionBus(link, opts.onError, opts.identity);
   return {
     link,
     bus,

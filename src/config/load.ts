@@ -29,7 +29,9 @@ function envValue(raw: string, schema: TSchema): unknown {
       .split(',')
       .map((s) => s.trim())
       .filter(Boolean);
-  if (TypeGuard.IsBoolean(schema)) return raw === 'true' ? true : raw === 'false' ? false : raw;
+  // 1 and 0 as well, as shells and container environments often write them.
+  if (TypeGuard.IsBoolean(schema))
+    return raw === 'true' || raw === '1' ? true : raw === 'false' || raw === '0' ? false : raw;
   if (TypeGuard.IsInteger(schema) || TypeGuard.IsNumber(schema)) return raw.trim() === '' ? raw : Number(raw);
   return raw;
 }
@@ -47,6 +49,8 @@ function getPath(source: Record<string, unknown>, path: string[]): unknown {
 
 // GATEHOUSE_* variables read outside the config schema (by the bin, tests and benchmarks).
 const NOT_SETTINGS = ['GATEHOUSE_ALLOW_UNSUPPORTED_NODE', 'GATEHOUSE_TEST_', 'GATEHOUSE_BENCH_'];
+/** Shorter names for settings operators type by hand (the long one works too). */
+const ENV_ALIASES: Record<string, string[]> = { GATEHOUSE_JOIN_TOKEN: ['cluster', 'join_token'] };
 
 function editDistance(a: string, b: string): number {
   let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
@@ -69,7 +73,7 @@ function editDistance(a: string, b: string): number {
  * otherwise be ignored in silence and Gatehouse would start with the default it meant to change.
  */
 export function unknownVariables(env: NodeJS.ProcessEnv = process.env): string[] {
-  const known = leaves(ConfigSchema).map((leaf) => envName(leaf.path));
+  const known = [...leaves(ConfigSchema).map((leaf) => envName(leaf.path)), ...Object.keys(ENV_ALIASES)];
   return Object.keys(env)
     .filter((name) => name.startsWith('GATEHOUSE_') && !known.includes(name))
     .filter((name) => !NOT_SETTINGS.some((other) => name === other || (other.endsWith('_') && name.startsWith(other))))
@@ -122,6 +126,10 @@ export function loadConfig(opts: {
   for (const leaf of leaves(ConfigSchema)) {
     const value = env[envName(leaf.path)];
     if (value !== undefined && value !== '') setPath(raw, leaf.path, envValue(value, leaf.schema));
+  }
+  for (const [name, path] of Object.entries(ENV_ALIASES)) {
+    const value = env[name];
+    if (value !== undefined && value !== '') setPath(raw, path, value);
   }
   for (const [k, v] of Object.entries(opts.overrides ?? {})) setPath(raw, k.split('.'), v);
 

@@ -165,6 +165,25 @@ export const ConfigSchema = Type.Object(
         description: 'Shared secret proxies present to the auth tier (both sides set it; ≥ 32 characters).',
       }),
     ),
+    // How a proxy-only instance proves who it is to the auth tier (docs/deploy.md "Joining a proxy").
+    cluster: Type.Object(
+      {
+        join_token: Type.Optional(
+          Type.String({
+            minLength: 32,
+            maxLength: 512,
+            description:
+              'A join token (POST /v1/cluster/join-tokens) a new proxy presents once; it then keeps its own key in its data dir. Also GATEHOUSE_JOIN_TOKEN.',
+          }),
+        ),
+        allow_shared_token: Type.Boolean({
+          default: false,
+          description:
+            'Deprecated: let proxies authenticate with the shared cluster_token (one trusted network only; no per-proxy identity).',
+        }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
     trusted_proxies: Type.Array(Type.String({ minLength: 1 }), {
       default: [],
       description:

@@ -1,18 +1,13 @@
 // How a proxy-only instance reaches the auth tier (auth_servers): health-checked round robin over the
-// listed instances, the cluster token on every call. A server that fails at the socket is left out
+// listed instances, this proxy's credential on every call (its own identity's, or the deprecated shared
+// cluster token). A server that fails at the socket is left out
 // for a jittered while and probed back in; a call is retried on another server only when it cannot
 // have taken effect (the connection never opened) or when it is idempotent by nature.
-import { timingSafeEqual } from 'node:crypto';
-
 export const CLUSTER_TOKEN_HEADER = 'x-gatehouse-cluster-token';
-
-/** Constant-time comparison of the token a peer presented with ours (lengths leak, values do not). */
-export function clusterTokenMatches(presented: string | undefined, expected: string): boolean {
-  if (presented === undefined) return false;
-  const a = Buffer.from(presented);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
-}
+/** A joined proxy's short-lived credential (cluster/proxy-credentials.ts), on every internal call. */
+export const PROXY_CREDENTIAL_HEADER = 'x-gatehouse-proxy-credential';
+/** The process instance a call comes from (cluster/announced-instance.ts). */
+export const INSTANCE_HEADER = 'x-gatehouse-instance';
 
 /** No auth server answered; the caller maps it to its own "unavailable" (503 state_unavailable). */
 export class AuthUnreachable extends Error {
@@ -33,9 +28,12 @@ export interface AuthPool {
   /** A socket-level failure on base: leave it out until a probe finds it back. */
   markDown(base: string): void;
   servers(): AuthServerState[];
-  /** fetch() against the auth tier with the cluster token; tries each server once when the request never left. */
+  /** fetch() against the auth tier with our credential; tries each server once when the request never left. */
   fetch(path: string, init?: RequestInit & { idempotent?: boolean }): Promise<Response>;
-  readonly token: string;
+  /** The headers that say who we are to the auth tier (set by authenticateWith; none before). */
+  peerHeaders(): Record<string, string>;
+  /** From now on every call carries these headers (a joined identity's credential, renewed by its holder). */
+  authenticateWith(headers: () => Record<string, string>): void;
   close(): void;
 }
 
@@ -50,13 +48,14 @@ export function connectionFailure(error: unknown): boolean {
 
 export function createAuthPool(
   servers: string[],
-  opts: { token: string; tls: boolean; probeIntervalMs?: number; timeoutMs?: number },
+  opts: { tls: boolean; probeIntervalMs?: number; timeoutMs?: number },
 ): AuthPool {
   const scheme = opts.tls ? 'https' : 'http';
   const state = servers.map((s) => ({ base: `${scheme}://${s}`, server: s, up: true, downSince: 0 }));
   let next = 0;
   const probeEvery = opts.probeIntervalMs ?? 1000;
   const timeoutMs = opts.timeoutMs ?? 10_000;
+  let credentials: () => Record<string, string> = () => ({});
 
   // Down servers are probed on /healthz; a probe that answers brings the server back.
   const probe = setInterval(() => {
@@ -74,7 +73,10 @@ export function createAuthPool(
   probe.unref();
 
   const pool: AuthPool = {
-    token: opts.token,
+    peerHeaders: () => credentials(),
+    authenticateWith(headers) {
+      credentials = headers;
+    },
     pick() {
       for (let i = 0; i < state.length; i++) {
         const s = state[(next + i) % state.length];
@@ -100,7 +102,7 @@ export function createAuthPool(
       for (let attempt = 0; attempt < state.length; attempt++) {
         const base = pool.pick();
         const headers = new Headers(rest.headers);
-        headers.set(CLUSTER_TOKEN_HEADER, opts.token);
+        for (const [name, value] of Object.entries(credentials())) headers.set(name, value);
         try {
           return await fetch(`${base}${path}`, {
             ...rest,

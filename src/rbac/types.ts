@@ -10,6 +10,8 @@ export const API_RESOURCES = [
   'events',
   'webhooks',
   'tokens',
+  // The cluster's proxies: join tokens and the identities they gave (api/cluster/).
+  'cluster',
 ] as const;
 export type ApiResource = (typeof API_RESOURCES)[number];
 

@@ -1,16 +1,26 @@
 // The auth tier's internal API for proxy-only instances (auth_servers): the state backend's calls, its
-// watch as an NDJSON stream, and durable audit appends. Only a peer presenting the cluster token gets
-// in; writes are bounded to what proxies own (cluster/proxy-writes.ts), events to what proxies record
-// (cluster/proxy-events.ts), both bound to the instance the call announces. Not part of /v1 nor OpenAPI.
+// watch as an NDJSON stream, and durable audit appends; a new proxy's join and a joined one's renewal.
+// Only a joined proxy's credential gets in (or the deprecated shared token where allowed,
+// cluster/cluster-peers.ts); writes are bounded to what proxies own (cluster/proxy-writes.ts), events
+// to what proxies record (cluster/proxy-events.ts), both bound to the calling instance, and reads
+// never reach cluster/ (join tokens, identities). Not part of /v1 nor OpenAPI.
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { AuditStore } from '../../audit/types.js';
-import { type Backend, BackendError, type Condition, type Operation, type WatchEvent } from '../../backend/types.js';
-import { INSTANCE_HEADER, INSTANCE_ID } from '../../cluster/announced-instance.js';
+import {
+  type Backend,
+  BackendError,
+  type Condition,
+  type Item,
+  type Operation,
+  type WatchEvent,
+} from '../../backend/types.js';
+import type { Peer, PeerCheck } from '../../cluster/cluster-peers.js';
 import { acceptProxyEvents } from '../../cluster/proxy-events.js';
+import type { ProxyIdentities } from '../../cluster/proxy-identities.js';
+import { hiddenFromProxy, withoutHidden } from '../../cluster/proxy-reads.js';
 import { type ProxyWriter, refusedProxyWrite } from '../../cluster/proxy-writes.js';
 import { type Clock, systemClock } from '../../lib/clock.js';
 import { forbidden, GatehouseError } from '../../lib/errors.js';
-import { CLUSTER_TOKEN_HEADER, clusterTokenMatches } from '../../net/auth-client.js';
 
 export const INTERNAL_PREFIX = '/internal/v1';
 /** A line on an idle watch stream, so a proxy tells a dead auth server from a quiet cluster. */
@@ -31,12 +41,23 @@ function asPut(key: string, value: string, opts: unknown): Operation {
   return typeof expiresAt === 'number' ? { type: 'put', key, value, expiresAt } : { type: 'put', key, value };
 }
 
-/** The instance a call announces (self-declared: every proxy holds the same cluster token). */
-function announced(header: string | string[] | undefined): string | undefined {
-  if (header === undefined) return undefined;
-  if (typeof header !== 'string' || !INSTANCE_ID.test(header))
-    throw new GatehouseError('invalid_request', `${INSTANCE_HEADER} is one instance id`);
-  return header;
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Who called the internal API (set by its onRequest hook). */
+    clusterPeer?: Peer;
+  }
+}
+const peerOf = (request: { clusterPeer?: Peer }): Peer => request.clusterPeer ?? {};
+const writerOf = (peer: Peer, now: number): ProxyWriter => ({
+  ...(peer.instance !== undefined && { instance: peer.instance }),
+  ...(peer.identity !== undefined && { identity: peer.identity }),
+  now,
+});
+/** A read of a key or prefix proxies may not see: 403 naming it. */
+function readable(peer: Peer, key: string): string {
+  const hidden = hiddenFromProxy(key, peer);
+  if (hidden) throw forbidden(`a proxy may not read ${key}: ${hidden}`);
+  return key;
 }
 
 export function internalRoutes(
@@ -44,7 +65,10 @@ export function internalRoutes(
   deps: {
     backend: Backend;
     audit: AuditStore;
-    token: string;
+    /** Who is calling (cluster/cluster-peers.ts). */
+    peers: PeerCheck;
+    /** Joining and renewal (cluster/proxy-identities.ts). */
+    identities: Pick<ProxyIdentities, 'join' | 'renew' | 'exists'>;
     /** Which write to refuse; the proxy policy unless a test of the transport itself replaces it. */
     refusedWrite?: typeof refusedProxyWrite;
     /** The auth tier's clock: the time of every event a proxy appends, and "now" for its writes. */
@@ -62,28 +86,43 @@ export function internalRoutes(
     done();
   });
   void app.register(async (internal) => {
-    internal.addHook('onRequest', (request, _reply, done) => {
-      const presented = request.headers[CLUSTER_TOKEN_HEADER];
-      if (!clusterTokenMatches(typeof presented === 'string' ? presented : undefined, deps.token)) {
-        done(
-          new GatehouseError(
-            'unauthenticated',
-            'this endpoint is for the cluster’s proxies: present the cluster token',
-          ),
+    // A new proxy joins with its join token, a joined one renews with a proof of its key: neither
+    // carries a credential yet. Every other call must.
+    const open = new Set([`${INTERNAL_PREFIX}/join`, `${INTERNAL_PREFIX}/credential`]);
+    internal.addHook('onRequest', async (request) => {
+      if (open.has(request.url)) return;
+      const peer = await deps.peers(request.headers);
+      if (peer instanceof Error) throw peer;
+      if (peer === undefined)
+        throw new GatehouseError(
+          'unauthenticated',
+          'this endpoint is for the cluster’s proxies: present your credential',
         );
-        return;
-      }
-      done();
+      request.clusterPeer = peer;
     });
+
+    internal.post<{ Body: { token?: unknown; public_key?: unknown } }>(`${INTERNAL_PREFIX}/join`, async (request) =>
+      deps.identities.join(request.body ?? {}, request.ip),
+    );
+    internal.post<{ Body: { proof?: unknown } }>(`${INTERNAL_PREFIX}/credential`, async (request) =>
+      deps.identities.renew(request.body?.proof),
+    );
 
     // Each call is judged as the conditional write it amounts to (create: only if absent).
     const refuse = async (writer: ProxyWriter, conditions: Condition[], ops: Operation[]) => {
       const refused = await refusedWrite(backend, conditions, ops, writer);
       if (refused !== undefined) throw forbidden(`a proxy may not write ${refused.key}: ${refused.reason}`);
     };
-    const calls: Record<string, (a: Args, w: ProxyWriter) => Promise<unknown>> = {
-      get: (a) => backend.get(str(a[0], 'key')),
-      getRange: (a) => backend.getRange(str(a[0], 'prefix'), (a[1] ?? {}) as { limit?: number; startKey?: string }),
+    const calls: Record<string, (a: Args, w: ProxyWriter, peer: Peer) => Promise<unknown>> = {
+      get: (a, _w, peer) => backend.get(readable(peer, str(a[0], 'key'))),
+      getRange: async (a, _w, peer) =>
+        withoutHidden(
+          await backend.getRange(
+            readable(peer, str(a[0], 'prefix')),
+            (a[1] ?? {}) as { limit?: number; startKey?: string },
+          ),
+          peer,
+        ),
       async create(a, w) {
         const key = str(a[0], 'key');
         await refuse(w, [{ key, is: 'absent' }], [asPut(key, str(a[1], 'value'), a[2])]);
@@ -144,8 +183,9 @@ export function internalRoutes(
         const call = Object.hasOwn(calls, request.params.op) ? calls[request.params.op] : undefined;
         if (!call) throw new GatehouseError('not_found', `no backend call ${request.params.op}`);
         try {
-          const writer = { instance: announced(request.headers[INSTANCE_HEADER]), now: clock() };
-          const result = await call(Array.isArray(request.body?.args) ? request.body.args : [], writer);
+          const peer = peerOf(request);
+          const args = Array.isArray(request.body?.args) ? request.body.args : [];
+          const result = await call(args, writerOf(peer, clock()), peer);
           return { result: result ?? null };
         } catch (error) {
           if (error instanceof BackendError)
@@ -161,6 +201,10 @@ export function internalRoutes(
       async (request, reply) => {
         const q = request.query.prefix;
         const prefixes = q === undefined ? [''] : Array.isArray(q) ? q : [q];
+        const peer = peerOf(request);
+        // A prefix that is all hidden is refused; the rest are streamed without what is hidden in them.
+        for (const p of prefixes) if (p !== '') readable(peer, p);
+        const visible = <T extends Item | WatchEvent>(items: T[]) => withoutHidden(items, peer);
         const raw = reply.raw;
         let watcher: Awaited<ReturnType<Backend['watch']>> | undefined;
         const pending: string[] = [];
@@ -168,8 +212,8 @@ export function internalRoutes(
           if (!raw.writableEnded) raw.write(`${JSON.stringify(line)}\n`);
         };
         watcher = await backend.watch(prefixes, (events: WatchEvent[], revision: number) => {
-          if (watcher) send({ events, revision });
-          else pending.push(JSON.stringify({ events, revision }));
+          if (watcher) send({ events: visible(events), revision });
+          else pending.push(JSON.stringify({ events: visible(events), revision }));
         });
         // The proxy may have gone while the snapshot was taken: nothing to stream to.
         if (request.raw.destroyed) {
@@ -179,9 +223,13 @@ export function internalRoutes(
         }
         reply.hijack();
         raw.writeHead(200, { 'content-type': 'application/x-ndjson', 'cache-control': 'no-store' });
-        send({ initial: watcher.initial, revision: watcher.revision });
+        send({ initial: visible(watcher.initial), revision: watcher.revision });
         for (const line of pending.splice(0)) raw.write(`${line}\n`);
-        const beat = setInterval(() => send({ heartbeat: Date.now() }), WATCH_HEARTBEAT_MS);
+        // A removed identity's stream ends at the next beat (its other calls are refused at once).
+        const beat = setInterval(() => {
+          if (peer.identity !== undefined && !deps.identities.exists(peer.identity)) end();
+          else send({ heartbeat: Date.now() });
+        }, WATCH_HEARTBEAT_MS);
         const end = () => {
           clearInterval(beat);
           watcher?.stop();
@@ -201,7 +249,7 @@ export function internalRoutes(
       async (request, reply) => {
         const events = request.body?.events;
         if (!Array.isArray(events)) throw new GatehouseError('invalid_request', 'events must be an array');
-        const instance = announced(request.headers[INSTANCE_HEADER]);
+        const { instance } = peerOf(request);
         await audit.append(await acceptProxyEvents(events, { backend, clock, instance }));
         return reply.code(204).send();
       },

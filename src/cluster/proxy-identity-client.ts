@@ -1,0 +1,135 @@
+// A proxy's side of its identity (proxy-identities.ts): the first start presents the join token once,
+// with the public half of an Ed25519 key pair made here; the private half stays in the data dir
+// (0600), so a restart proves possession again instead of needing a new token. The credential auth
+// answers is renewed at half its life; every internal call carries it.
+import { createPrivateKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { SignJWT } from 'jose';
+import { StartupError } from '../lib/errors.js';
+import { type AuthPool, AuthUnreachable, PROXY_CREDENTIAL_HEADER } from '../net/auth-client.js';
+import { RENEW_AUDIENCE } from './proxy-credentials.js';
+
+export const IDENTITY_FILE = 'cluster-identity.json';
+const RETRY_MS = 2000;
+
+interface IdentityFile {
+  instance: string;
+  private_key: string; // PKCS#8 PEM
+}
+interface Issued {
+  instance: string;
+  credential: string;
+  expires_at: string;
+}
+
+export interface ProxyIdentity {
+  readonly instance: string;
+  /** The headers of every internal call: the current credential. */
+  headers(): Record<string, string>;
+  stop(): void;
+}
+
+async function post(pool: Pick<AuthPool, 'fetch'>, path: string, body: unknown): Promise<Issued> {
+  const res = await pool
+    .fetch(`/internal/v1/${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    })
+    .catch((e: unknown) => {
+      // No answer (a certificate we do not trust, nothing listening) is not a refusal: say so.
+      if (e instanceof AuthUnreachable)
+        throw new StartupError(`cannot reach the auth tier (auth_servers): ${e.message}`, { cause: e });
+      throw e;
+    });
+  const text = await res.text();
+  if (!res.ok) {
+    const detail = (() => {
+      try {
+        return (JSON.parse(text) as { detail?: string }).detail ?? text;
+      } catch {
+        return text;
+      }
+    })();
+    throw Object.assign(new Error(`the auth tier answered ${res.status}: ${detail}`), { status: res.status });
+  }
+  return JSON.parse(text) as Issued;
+}
+
+const proof = (key: KeyObject, instance: string) =>
+  new SignJWT({})
+    .setProtectedHeader({ alg: 'EdDSA', typ: 'JWT' })
+    .setSubject(instance)
+    .setAudience(RENEW_AUDIENCE)
+    .setIssuedAt()
+    .setExpirationTime('60s')
+    .sign(key);
+
+/**
+ * This proxy's identity: the one its data dir holds (renewed now), or a new one joined with the join
+ * token. Refused either way, the start stops with the reason (no wait fixes a removed identity).
+ */
+export async function establishIdentity(
+  pool: Pick<AuthPool, 'fetch'>,
+  opts: { dataDir: string; joinToken?: string; onError(error: unknown): void },
+): Promise<ProxyIdentity> {
+  const file = join(opts.dataDir, IDENTITY_FILE);
+  let key: KeyObject;
+  let issued: Issued;
+  if (existsSync(file)) {
+    const saved = JSON.parse(readFileSync(file, 'utf8')) as IdentityFile;
+    key = createPrivateKey(saved.private_key);
+    issued = await post(pool, 'credential', { proof: await proof(key, saved.instance) }).catch((e: Error) => {
+      if (e instanceof StartupError) throw e;
+      throw new StartupError(
+        `this proxy's identity ${saved.instance} (${file}) was refused: ${e.message}; if it was removed, delete that file and start with a new join token (cluster.join_token, GATEHOUSE_JOIN_TOKEN)`,
+      );
+    });
+  } else {
+    if (opts.joinToken === undefined)
+      throw new StartupError(
+        'config key cluster.join_token (or GATEHOUSE_JOIN_TOKEN): a new proxy joins the cluster with a join token (gatehouse tokens add --role proxy); cluster_token with cluster.allow_shared_token is the deprecated alternative',
+      );
+    const pair = generateKeyPairSync('ed25519');
+    key = pair.privateKey;
+    issued = await post(pool, 'join', {
+      token: opts.joinToken,
+      public_key: pair.publicKey.export({ format: 'jwk' }),
+    }).catch((e: Error) => {
+      if (e instanceof StartupError) throw e;
+      throw new StartupError(`joining the cluster with cluster.join_token failed: ${e.message}`);
+    });
+    const saved: IdentityFile = {
+      instance: issued.instance,
+      private_key: key.export({ type: 'pkcs8', format: 'pem' }).toString(),
+    };
+    writeFileSync(file, JSON.stringify(saved), { mode: 0o600 });
+  }
+  let current = issued;
+  let timer: NodeJS.Timeout | undefined;
+  let stopped = false;
+  const schedule = (ms: number) => {
+    if (stopped) return;
+    timer = setTimeout(renew, Math.max(0, ms));
+    timer.unref();
+  };
+  async function renew() {
+    try {
+      current = await post(pool, 'credential', { proof: await proof(key, current.instance) });
+      schedule((Date.parse(current.expires_at) - Date.now()) / 2);
+    } catch (error) {
+      opts.onError(error);
+      schedule(RETRY_MS);
+    }
+  }
+  schedule((Date.parse(current.expires_at) - Date.now()) / 2);
+  return {
+    instance: current.instance,
+    headers: () => ({ [PROXY_CREDENTIAL_HEADER]: current.credential }),
+    stop() {
+      stopped = true;
+      clearTimeout(timer);
+    },
+  };
+}
