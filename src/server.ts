@@ -266,18 +266,22 @@ export async function startGatehouse(
   const doorBudget = createDescriptorBudget(doorBudgetSize(fdLimit, config.proxy.fd_reserve));
   const warn = (message: string) => logger.warn(message);
   const door = { limits: proxyLimits, budget: doorBudget, warn };
+  // The internal API is for proxies elsewhere: an auth-only instance (the cluster's auth tier), or one
+  // that still lets the deprecated shared token in. A single process serves its own doors.
   const identities = services.proxyIdentities;
-  const cluster = identities
-    ? {
-        peers: createPeerCheck({
-          identityOf: (credential) => identities.identityOf(credential),
-          ...(sharedToken !== undefined && { sharedToken }),
-        }),
-        backend,
-        audit: instrumentedAudit,
-        clock,
-      }
-    : undefined;
+  const servesProxies = !config.roles.includes('proxy') || sharedToken !== undefined;
+  const cluster =
+    identities && servesProxies
+      ? {
+          peers: createPeerCheck({
+            identityOf: (credential) => identities.identityOf(credential),
+            ...(sharedToken !== undefined && { sharedToken }),
+          }),
+          backend,
+          audit: instrumentedAudit,
+          clock,
+        }
+      : undefined;
   const auth = runsAuth
     ? await buildApi(services, {
         ...common,

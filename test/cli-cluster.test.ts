@@ -45,7 +45,8 @@ function runBin(args: string[], env: Record<string, string>) {
 }
 
 before(async () => {
-  gh = await startTestServer();
+  // An auth-only instance, as a cluster's auth tier is: it serves the proxies' internal API.
+  gh = await startTestServer({ roles: ['auth'] });
 });
 after(async () => {
   await gh?.stop();

@@ -60,15 +60,13 @@ describe('a proxy started before its auth tier', () => {
    * data dir before (in this process: cheaper than one more child), stopped before the proxy starts.
    */
   const joinTokenAhead = async () => {
-    const early = await startTestServer(
-      { roles: ['auth'], seal_key_file: sealKey },
-      { dataDir: join(dir, 'auth') },
-    );
+    const early = await startTestServer({ roles: ['auth'], seal_key_file: sealKey }, { dataDir: join(dir, 'auth') });
     const token = await joinToken(early);
     await early.stop({ keepData: true });
     return token;
   };
 
+  let running: { auth: GatehouseProcess; port: number } | undefined;
   test('it waits alive and not ready, logging every few seconds, then serves once auth is up', async () => {
     const [authPort, webPort] = [await freePort(), await freePort()];
     const web = `http://127.0.0.1:${webPort}`;
@@ -105,13 +103,14 @@ describe('a proxy started before its auth tier', () => {
     assert.equal(login.status, 200, login.text);
     const users = await api(web, 'GET', '/v1/users', { token: login.json.access_token });
     assert.equal(users.status, 200, users.text);
-    auth.child.kill('SIGKILL');
     proxy.child.kill('SIGKILL');
+    running = { auth, port: authPort }; // the next test's auth tier (one start less on a loaded machine)
   });
 
   test('a join token the auth tier refuses still stops the start (positive control of the wait)', async () => {
-    const [authPort, webPort] = [await freePort(), await freePort()];
-    const auth = await startAuth(authPort);
+    const webPort = await freePort();
+    const authPort = running?.port ?? (await freePort());
+    const auth = running?.auth ?? (await startAuth(authPort));
     children.push(auth);
     const proxy = spawnGatehouse(proxyEnv(authPort, webPort, `gjt_wrong-${randomBytes(32).toString('hex')}`));
     children.push(proxy);
