@@ -1,47 +1,40 @@
-// The operator's commands for proxy identities: `gatehouse tokens add --role proxy` prints a join token
-// once; a proxy joins with it; `gatehouse instances ls` lists that proxy and `gatehouse instances rm`
-// removes it (its credential is refused from then on). Run as the installed command (bin/gatehouse.mjs)
-// and in process; without rights or credentials they fail with the API's reason, exit 1.
+// The operator's commands for proxy identities, as the gatehouse client runs them (signed in with
+// `gatehouse login`): `gatehouse tokens add --role proxy` prints a join token once; a proxy joins with
+// it; `gatehouse instances ls` lists that proxy and `gatehouse instances rm` removes it (its credential
+// is refused from then on). A login without the cluster rights is refused with the API's reason.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import { clusterCommand } from '../src/cli/cluster.js';
+import { runCli } from '../src/cli/program.js';
 import { ADMIN_KEY, startTestServer, type TestServer, userWithRoles } from './helpers/gatehouse.js';
 
-const bin = fileURLToPath(new URL('../bin/gatehouse.mjs', import.meta.url));
 let gh: TestServer;
+const homes: string[] = [];
 
-async function cli(args: string[]) {
-  let stdout = '';
-  let stderr = '';
-  process.exitCode = undefined;
-  const code = await clusterCommand(args, {
-    stdout: (t) => {
-      stdout += t;
-    },
-    stderr: (t) => {
-      stderr += t;
-    },
-  });
-  process.exitCode = undefined;
-  return { code, stdout, stderr };
-}
-
-function runBin(args: string[], env: Record<string, string>) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, [bin, ...args], { env: { ...process.env, ...env } });
+/** A gatehouse client with a home of its own, signed in with this API key. */
+async function client(apiKey: string) {
+  const home = mkdtempSync(join(tmpdir(), 'gatehouse-cli-cluster-'));
+  homes.push(home);
+  const run = async (args: string[], env: Record<string, string> = {}) => {
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d) => {
-      stdout += d;
-    });
-    child.stderr.on('data', (d) => {
-      stderr += d;
-    });
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
-  });
+    const out = {
+      stdout: (t: string) => {
+        stdout += t;
+      },
+      stderr: (t: string) => {
+        stderr += t;
+      },
+    };
+    const code = await runCli(args, { env: { GATEHOUSE_HOME: home, ...env }, out });
+    return { code, stdout, stderr };
+  };
+  const login = await run(['login', '--proxy', gh.url], { GATEHOUSE_API_KEY: apiKey });
+  assert.equal(login.code, 0, login.stderr);
+  return run;
 }
 
 before(async () => {
@@ -50,18 +43,17 @@ before(async () => {
 });
 after(async () => {
   await gh?.stop();
+  for (const h of homes) rmSync(h, { recursive: true, force: true });
 });
 
 describe('gatehouse tokens and instances', () => {
   test('tokens add prints a join token once; a proxy joins with it; instances ls lists it, rm removes it', async () => {
-    const made = await runBin(['tokens', 'add', '--role', 'proxy', '--ttl', '30m', '--uses', '2'], {
-      GATEHOUSE_URL: gh.url,
-      GATEHOUSE_API_KEY: ADMIN_KEY,
-    });
+    const admin = await client(ADMIN_KEY);
+    const made = await admin(['tokens', 'add', '--role', 'proxy', '--ttl', '30m', '--uses', '2']);
     assert.equal(made.code, 0, made.stderr);
     const token = /gjt_[0-9a-f]{64}/.exec(made.stdout)?.[0];
     assert.ok(token, made.stdout);
-    assert.match(made.stdout, /2 use\(s\)/);
+    assert.match(made.stdout, /Uses\s+2/);
     const joined = await fetch(`${gh.url}/internal/v1/join`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -77,31 +69,32 @@ describe('gatehouse tokens and instances', () => {
       }).then((r) => r.status);
     assert.equal(await asProxy(), 200, 'positive control: the joined proxy is let in');
 
-    const ls = await cli(['instances', 'ls', '--url', gh.url, '--token', gh.adminToken]);
+    const ls = await admin(['instances', 'ls']);
     assert.equal(ls.code, 0, ls.stderr);
-    assert.match(ls.stdout, new RegExp(`^${instance}\\tproxy\\t`, 'm'));
-    const rm = await cli(['instances', 'rm', instance, '--url', gh.url, '--token', gh.adminToken]);
+    assert.match(ls.stdout, new RegExp(`${instance}\\s+proxy\\s`));
+    const json = await admin(['instances', 'ls', '--format', 'json']);
+    assert.ok((JSON.parse(json.stdout) as Array<{ id: string }>).some((i) => i.id === instance));
+    const rm = await admin(['instances', 'rm', instance]);
     assert.equal(rm.code, 0, rm.stderr);
-    assert.match(rm.stdout, new RegExp(`removed ${instance}`));
+    assert.match(rm.stdout, new RegExp(`Removed\\s+${instance}`));
     assert.equal(await asProxy(), 401, 'its credential is refused once removed');
-    const again = await cli(['instances', 'ls', '--url', gh.url, '--token', gh.adminToken]);
-    assert.doesNotMatch(again.stdout, new RegExp(instance));
-    const twice = await cli(['instances', 'rm', instance, '--url', gh.url, '--token', gh.adminToken]);
+    assert.doesNotMatch((await admin(['instances', 'ls'])).stdout, new RegExp(instance));
+    const twice = await admin(['instances', 'rm', instance]);
     assert.equal(twice.code, 1);
-    assert.match(twice.stderr, /404/);
+    assert.match(twice.stderr, /instance prx_[0-9a-f]+/);
   });
 
-  test('without cluster rights or any credential the commands fail with the API’s reason', async () => {
+  test('without cluster rights the commands are refused with the API’s reason; a bad role or count is a usage error', async () => {
     const eve = await userWithRoles(gh, 'eve-cli', ['auditor']);
-    const refused = await cli(['tokens', 'add', '--role', 'proxy', '--url', gh.url, '--token', eve.token]);
+    const asEve = await client(eve.apiKey);
+    const refused = await asEve(['tokens', 'add', '--role', 'proxy']);
     assert.equal(refused.code, 1);
-    assert.match(refused.stderr, /POST \/v1\/cluster\/join-tokens: 403/);
-    const anonymous = await cli(['instances', 'ls', '--url', gh.url]);
-    assert.equal(anonymous.code, 1);
-    assert.match(anonymous.stderr, /401/);
-    const badRole = await cli(['tokens', 'add', '--role', 'auth', '--url', gh.url, '--token', gh.adminToken]);
-    assert.equal(badRole.code, 2, 'a role that cannot join is a usage error');
-    const ok = await cli(['tokens', 'add', '--role', 'proxy', '--url', gh.url, '--token', gh.adminToken]);
+    assert.match(refused.stderr, /cluster/);
+    assert.equal((await asEve(['instances', 'ls'])).code, 1);
+    const admin = await client(ADMIN_KEY);
+    assert.equal((await admin(['tokens', 'add', '--role', 'auth'])).code, 2, 'a role that cannot join');
+    assert.equal((await admin(['tokens', 'add', '--role', 'proxy', '--uses', '0'])).code, 2, 'no uses');
+    const ok = await admin(['tokens', 'add', '--role', 'proxy']);
     assert.equal(ok.code, 0, `positive control: the admin makes one: ${ok.stderr}`);
   });
 });

@@ -226,6 +226,9 @@ const DECLARED: Record<string, string[]> = {
   'DELETE /v1/webhooks/:id': [],
   'POST /v1/sessions': ['self'],
   'DELETE /v1/sessions/:id': [],
+  // A proxy identity is no principal's right: only holders of cluster:create make join tokens.
+  'POST /v1/cluster/join-tokens': [],
+  'DELETE /v1/cluster/instances/:id': [],
 };
 
 describe('route walk', () => {

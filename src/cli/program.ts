@@ -4,6 +4,7 @@
 // codes: 0 done, 1 the operation failed (one line, a problem's detail), 2 bad usage.
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
+import { registerClusterCommands } from './cluster.js';
 import { createContext, failure, type GlobalOptions, type Runner } from './context.js';
 import { FORMATS } from './format.js';
 import { registerLoginCommands } from './login.js';
@@ -94,6 +95,7 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
   }
   registerLoginCommands(program, run);
   registerViewCommands(program, run);
+  registerClusterCommands(program, run);
   // Every subcommand answers errors and help the way the program does.
   const inherit = (cmd: Command) => {
     for (const sub of cmd.commands) {
