@@ -81,7 +81,7 @@ describe('gatehouse tokens and instances', () => {
     assert.doesNotMatch((await admin(['instances', 'ls'])).stdout, new RegExp(instance));
     const twice = await admin(['instances', 'rm', instance]);
     assert.equal(twice.code, 1);
-    assert.match(twice.stderr, /instance prx_[0-9a-f]+/);
+    assert.match(twice.stderr, /not_found: instance "prx_[0-9a-f]+" does not exist/);
   });
 
   test('without cluster rights the commands are refused with the API’s reason; a bad role or count is a usage error', async () => {
