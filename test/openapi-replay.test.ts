@@ -160,6 +160,12 @@ async function walk(): Promise<void> {
   await call('GET', `/v1/webhooks/${hook.id}/deliveries`);
   await call('DELETE', `/v1/webhooks/${hook.id}`);
 
+  // The cluster's proxies: a join token, the identities, removing one that is not there.
+  await call('POST', '/v1/cluster/join-tokens', { body: { role: 'proxy', ttl: '10m' } });
+  await call('POST', '/v1/cluster/join-tokens', { body: { role: 'proxy', uses: 0 } });
+  await call('GET', '/v1/cluster/instances');
+  await call('DELETE', '/v1/cluster/instances/prx_0000000000000000');
+
   // The audit trail: pages, NDJSON export, access decisions, sessions.
   await call('GET', '/v1/events?per_page=5');
   await call('GET', '/v1/events?format=ndjson&type=user.*');

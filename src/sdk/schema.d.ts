@@ -2269,7 +2269,7 @@ export interface paths {
                                 builtin: boolean;
                                 allow: {
                                     rules?: {
-                                        resources: ("users" | "roles" | "resources" | "agents" | "sessions" | "recordings" | "events" | "webhooks" | "tokens" | "*")[];
+                                        resources: ("users" | "roles" | "resources" | "agents" | "sessions" | "recordings" | "events" | "webhooks" | "tokens" | "cluster" | "*")[];
                                         verbs: ("list" | "read" | "create" | "update" | "delete" | "*")[];
                                     }[];
                                     resources?: {
@@ -2296,7 +2296,7 @@ export interface paths {
                                 };
                                 deny: {
                                     rules?: {
-                                        resources: ("users" | "roles" | "resources" | "agents" | "sessions" | "recordings" | "events" | "webhooks" | "tokens" | "*")[];
+                                        resources: ("users" | "roles" | "resources" | "agents" | "sessions" | "recordings" | "events" | "webhooks" | "tokens" | "cluster" | "*")[];
                                         verbs: ("list" | "read" | "create" | "update" | "delete" | "*")[];
                                     }[];
                                     resources?: {
@@ -2415,7 +2415,7 @@ export interface paths {
                         description?: string;
                         allow: {
                             rules?: {
-                                resources: ("users" | "roles" | "resources" | "agents" | "sessions" | "recordings" | "events" | "webhooks" | "tokens" | "*")[];
+                                resources: ("users" | "roles" | "resources" | "agents" | "sessions" | "recordings" | "events" | "webhooks" | "tokens" | "cluster" | "*")[];
                                 verbs: ("list" | "read" | "create" | "update" | "delete" | "*")[];
                             }[];
                             resources?: {
@@ -2442,7 +2442,7 @@ export interface paths {
                         };
                         deny?: {
                             rules?: {
-                                resources: ("users" | "roles" | "resources" | "agents" | "sessions" | "recordings" | "events" | "webhooks" | "tokens" | "*")[];
+                                resources: ("users" | "roles" | "resources" | "agents" | "sessions" | "recordings" | "events" | "webhooks" | "tokens" | "cluster" | "*")[];
                                 verbs: ("list" | "read" | "create" | "update" | "delete" | "*")[];
                             }[];
                             resources?: {
@@ -2497,7 +2497,7 @@ export interface paths {
                             builtin: boolean;
                             allow: {
                                 rules?: {
-                                    resources: ("users" | "roles" | "resources" | "agents" | "sessions" | "recordings" | "events" | "webhooks" | "tokens" | "*")[];
+                                    resources: ("users" | "roles" | "resources" | "agents" | "sessions" | "recordings" | "events" | "webhooks" | "tokens" | "cluster" | "*")[];
                                     verbs: ("list" | "read" | "create" | "update" | "delete" | "*")[];
                                 }[];
                                 resources?: {
@@ -2524,7 +2524,7 @@ export interface paths {
                             };
                             deny: {
                                 rules?: {
-                                    resources: ("users" | "roles" | "resources" | "agents" | "sessions" | "recordings" | "events" | "webhooks" | "tokens" | "*")[];
+                                    resources: ("users" | "roles" | "resources" | "agents" | "sessions" | "recordings" | "events" | "webhooks" | "tokens" | "cluster" | "*")[];
                                     verbs: ("list" | "read" | "create" | "update" | "delete" | "*")[];
                                 }[];
                                 resources?: {
@@ -2661,7 +2661,7 @@ export interface paths {
                             builtin: boolean;
                             allow: {
                                 rules?: {
-                                    resources: ("users" | "roles" | "resources" | "agents" | "sessions" | "recordings" | "events" | "webhooks" | "tokens" | "*")[];
+                                    resources: ("users" | "roles" | "resources" | "agents" | "sessions" | "recordings" | "events" | "webhooks" | "tokens" | "cluster" | "*")[];
                                     verbs: ("list" | "read" | "create" | "update" | "delete" | "*")[];
                                 }[];
                                 resources?: {
@@ -2688,7 +2688,7 @@ export interface paths {
                             };
                             deny: {
                                 rules?: {
-                                    resources: ("users" | "roles" | "resources" | "agents" | "sessions" | "recordings" | "events" | "webhooks" | "tokens" | "*")[];
+                                    resources: ("users" | "roles" | "resources" | "agents" | "sessions" | "recordings" | "events" | "webhooks" | "tokens" | "cluster" | "*")[];
                                     verbs: ("list" | "read" | "create" | "update" | "delete" | "*")[];
                                 }[];
                                 resources?: {
@@ -2803,7 +2803,7 @@ export interface paths {
                         description?: string;
                         allow: {
                             rules?: {
-                                resources: ("users" | "roles" | "resources" | "agents" | "sessions" | "recordings" | "events" | "webhooks" | "tokens" | "*")[];
+                                resources: ("users" | "roles" | "resources" | "agents" | "sessions" | "recordings" | "events" | "webhooks" | "tokens" | "cluster" | "*")[];
                                 verbs: ("list" | "read" | "create" | "update" | "delete" | "*")[];
                             }[];
                             resources?: {
@@ -2830,7 +2830,7 @@ export interface paths {
                         };
                         deny?: {
                             rules?: {
-                                resources: ("users" | "roles" | "resources" | "agents" | "sessions" | "recordings" | "events" | "webhooks" | "tokens" | "*")[];
+                                resources: ("users" | "roles" | "resources" | "agents" | "sessions" | "recordings" | "events" | "webhooks" | "tokens" | "cluster" | "*")[];
                                 verbs: ("list" | "read" | "create" | "update" | "delete" | "*")[];
                             }[];
                             resources?: {
@@ -2884,7 +2884,7 @@ export interface paths {
                             builtin: boolean;
                             allow: {
                                 rules?: {
-                                    resources: ("users" | "roles" | "resources" | "agents" | "sessions" | "recordings" | "events" | "webhooks" | "tokens" | "*")[];
+                                    resources: ("users" | "roles" | "resources" | "agents" | "sessions" | "recordings" | "events" | "webhooks" | "tokens" | "cluster" | "*")[];
                                     verbs: ("list" | "read" | "create" | "update" | "delete" | "*")[];
                                 }[];
                                 resources?: {
@@ -2911,7 +2911,7 @@ export interface paths {
                             };
                             deny: {
                                 rules?: {
-                                    resources: ("users" | "roles" | "resources" | "agents" | "sessions" | "recordings" | "events" | "webhooks" | "tokens" | "*")[];
+                                    resources: ("users" | "roles" | "resources" | "agents" | "sessions" | "recordings" | "events" | "webhooks" | "tokens" | "cluster" | "*")[];
                                     verbs: ("list" | "read" | "create" | "update" | "delete" | "*")[];
                                 }[];
                                 resources?: {
@@ -8001,6 +8001,288 @@ export interface paths {
             };
         };
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/cluster/join-tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Make a join token a new proxy presents once to get an identity of its own (shown once) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /**
+                         * @description What the joining instance will be (proxy)
+                         * @enum {string}
+                         */
+                        role: "proxy";
+                        /** @description How long the token may be used (1m to 7d; default 1h) */
+                        ttl?: string;
+                        /** @description How many proxies may join with it (default 1) */
+                        uses?: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            /** @description Shown once: only its hash is kept. Give it to the new proxy (GATEHOUSE_JOIN_TOKEN). */
+                            token: string;
+                            /** @enum {string} */
+                            role: "proxy";
+                            /** Format: date-time */
+                            expires_at: string;
+                            uses: number;
+                        };
+                    };
+                };
+                /** @description Not authenticated: no token, or one that is invalid, expired or revoked (problem+json) */
+                401: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limited (an agent over its limit, or too many failed logins): wait Retry-After seconds */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/cluster/instances": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the proxies that joined the cluster */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            instances: {
+                                /** @description The proxy identity (prx_…); its processes are <id>-<8 hex> in sessions and leases */
+                                id: string;
+                                /** @enum {string} */
+                                role: "proxy";
+                                /** Format: date-time */
+                                joined_at: string;
+                                join_token_id: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Not authenticated: no token, or one that is invalid, expired or revoked (problem+json) */
+                401: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limited (an agent over its limit, or too many failed logins): wait Retry-After seconds */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/cluster/instances/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove a proxy’s identity: its next call is refused and its live sessions end */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                204: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Not authenticated: no token, or one that is invalid, expired or revoked (problem+json) */
+                401: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limited (an agent over its limit, or too many failed logins): wait Retry-After seconds */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
         options?: never;
         head?: never;
         patch?: never;
