@@ -75,3 +75,46 @@ test('agents: delegation to act for me, then withdrawn', async ({ page }) => {
   await table.getByRole('button', { name: 'Withdraw' }).click();
   await expect(page.getByText('No delegations.')).toBeVisible();
 });
+
+test('agents: the owner and roles are picked by name; credential rows say which roles they carry; suspend looks apart from revoke', async ({
+  page,
+}) => {
+  const owner = await adminApi('POST', '/v1/users', { name: 'owner-by-name', roles: ['editor', 'auditor'] });
+  expect(owner.status, owner.text).toBe(201);
+  await signIn(page, env.adminKey(), '/agents');
+  await page.getByRole('button', { name: 'Create an agent' }).click();
+  const form = page.getByRole('form', { name: 'Create an agent' });
+  await form.getByLabel('Agent name').fill('picked-bot');
+  const roles = form.getByRole('combobox', { name: 'Roles' });
+  await roles.fill('auditor');
+  await roles.press('Enter');
+  await roles.fill('editor');
+  await roles.press('Enter');
+  await expect(form.getByRole('button', { name: 'Remove Roles auditor' })).toBeVisible();
+  await form.getByLabel('Owner').fill('owner-by-name');
+  await form.getByRole('button', { name: 'Create agent' }).click();
+  await expect(page.getByRole('heading', { name: 'picked-bot' })).toBeVisible();
+  const agent = (await adminApi('GET', '/v1/agents?name=picked-bot')).json.agents[0];
+  expect(agent.owner).toBe(owner.json.id);
+  expect(agent.roles).toEqual(['auditor', 'editor']);
+
+  // One credential with every role of the agent, one narrowed to auditor: each row names them.
+  await page.getByRole('button', { name: 'Issue credential' }).click();
+  await page.getByRole('button', { name: 'I have copied it' }).click();
+  const only = page.getByRole('combobox', { name: 'Only these roles' });
+  await only.fill('admin');
+  await only.press('Enter');
+  await expect(page.getByText('admin: not one of auditor, editor')).toBeVisible();
+  await only.fill('auditor');
+  await only.press('Enter');
+  await page.getByRole('button', { name: 'Issue credential' }).click();
+  await page.getByRole('button', { name: 'I have copied it' }).click();
+  const rows = page.getByRole('table', { name: 'Credentials' }).getByRole('row');
+  await expect(rows.filter({ hasText: 'all of the agent’s: auditor, editor' })).toHaveCount(1);
+  await expect(
+    page.getByRole('table', { name: 'Credentials' }).getByRole('cell', { name: 'auditor', exact: true }),
+  ).toHaveCount(1);
+
+  await expect(page.getByRole('button', { name: 'Suspend agent' })).toHaveClass('caution');
+  await expect(page.getByRole('button', { name: 'Revoke agent (permanent)' })).toHaveClass('danger');
+});

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { adminApi, env, expect, screenshot, signIn, test } from './fixtures.js';
+import { adminApi, env, expect, screenshot, signIn, sshToWeb1, test } from './fixtures.js';
 
 test('audit log: filters in a shareable URL, cursor scrolling past the first page, detail, NDJSON export', async ({
   page,
@@ -73,4 +73,19 @@ test('audit log: a type prefix, a failure filter and a time range; nothing match
   await expect(page.getByLabel('Outcome')).toHaveValue('false');
   await expect(page.getByLabel('To', { exact: true })).toHaveValue('');
   await expect(rows.nth(1)).toContainText('failed');
+});
+
+test('audit log: a summary column says what each event was about (login@server: the command), relative times with the absolute one on hover', async ({
+  page,
+}) => {
+  const run = await sshToWeb1('echo audit-summary-check');
+  expect(run.code).toBe(0);
+  await signIn(page, env.adminKey(), '/audit?type=session.command');
+  const table = page.getByRole('table', { name: 'Events' });
+  const row = table.getByRole('row').filter({ hasText: 'audit-summary-check' }).first();
+  await expect(row).toContainText(`${env.sshLogin()}@web-1: echo audit-summary-check`);
+  const time = row.locator('time');
+  await expect(time).toHaveText(/ago|now/);
+  await expect(time).toHaveAttribute('title', /\d/);
+  await expect(time).toHaveAttribute('datetime', /^\d{4}-\d\d-\d\dT/);
 });

@@ -1,3 +1,4 @@
+import { startFakeKube } from '../../test/helpers/fake-kube-apiserver.js';
 import { adminApi, env, expect, screenshot, signIn, test, userWithRoles } from './fixtures.js';
 
 test('resources: list, filter by kind and label (in the URL), page on the server, register, edit, delete', async ({
@@ -125,4 +126,45 @@ test('errors are shown as the API explained them: detail and request id (a resou
   // A path under a console section that names no page: the console says so.
   await page.goto(`${env.web()}/users/some/deeper/path`);
   await expect(page.getByRole('alert')).toContainText('There is no page here.');
+});
+
+test('as admin, a Kubernetes cluster (CA and token) and a database with a password are registered through the forms', async ({
+  page,
+}) => {
+  const fake = await startFakeKube();
+  try {
+    await signIn(page, env.adminKey(), '/resources');
+    await page.getByRole('button', { name: 'Register a resource' }).click();
+    const form = page.getByRole('form', { name: 'Register a resource' });
+    await form.getByLabel('Resource kind').selectOption('kube_cluster');
+    await form.getByLabel('Resource name').fill('form-k8s');
+    await form.getByLabel('API server', { exact: true }).fill(fake.url);
+    await form.getByLabel('API server CA (PEM)').fill(fake.caPem);
+    await form.getByLabel('Token', { exact: true }).fill(fake.token);
+    await expect(form.getByLabel('Token', { exact: true })).toHaveAttribute('type', 'password');
+    await form.getByRole('button', { name: 'Register' }).click();
+    await expect(page.getByRole('heading', { name: 'form-k8s' })).toBeVisible();
+    await expect(page.getByText('service-account token (sealed)')).toBeVisible();
+    const k8s = (await adminApi('GET', '/v1/resources?kind=kube_cluster&name=form-k8s')).json.resources[0];
+    expect(k8s.kube.credential).toBe('token');
+    expect(JSON.stringify(k8s)).not.toContain(fake.token);
+
+    await page.goto(`${env.web()}/resources`);
+    await page.getByRole('button', { name: 'Register a resource' }).click();
+    await form.getByLabel('Resource kind').selectOption('database');
+    await form.getByLabel('Resource name').fill('form-pg');
+    await form.getByLabel('Address').fill('127.0.0.1:5432');
+    await form.getByRole('button', { name: 'Add a user with a password' }).click();
+    await form.getByLabel('Database user 1').fill('app');
+    await form.getByLabel('Password of user 1').fill('form-secret-pw');
+    await form.getByRole('button', { name: 'Register' }).click();
+    await expect(page.getByRole('heading', { name: 'form-pg' })).toBeVisible();
+    await expect(page.getByRole('definition').filter({ hasText: /^app$/ })).toBeVisible();
+    await screenshot(page, 'resource-database-registered');
+    const pg = (await adminApi('GET', '/v1/resources?kind=database&name=form-pg')).json.resources[0];
+    expect(pg.db.password_users).toEqual(['app']);
+    expect(JSON.stringify(pg)).not.toContain('form-secret-pw');
+  } finally {
+    await fake.close();
+  }
 });

@@ -133,3 +133,33 @@ test('users: an editor cannot hand out admin (403 with the reason); the admin ca
     }
   }
 });
+
+test('role editor: the YAML view shows the role as the API has it, and a change saved there round-trips', async ({
+  page,
+}) => {
+  const created = await adminApi('POST', '/v1/roles', {
+    name: 'yaml-role',
+    description: 'before',
+    allow: { resources: [{ kinds: ['server'], labels: { env: 'dev' } }], logins: ['ubuntu'] },
+  });
+  expect(created.status, created.text).toBe(201);
+  await signIn(page, env.adminKey(), `/roles/${created.json.id}`);
+  const yaml = page.getByLabel('Role YAML', { exact: true });
+  await expect(yaml).toHaveValue(/name: yaml-role/);
+  await expect(yaml).toHaveValue(/logins:\n\s+- ubuntu/);
+  const text = await yaml.inputValue();
+  await yaml.fill(
+    text.replace('description: before', 'description: after').replace('- ubuntu', '- ubuntu\n    - deploy'),
+  );
+  await page.getByRole('button', { name: 'Save YAML' }).click();
+  await expect(page.getByText('Saved.')).toBeVisible();
+  const saved = (await adminApi('GET', '/v1/roles/yaml-role')).json;
+  expect(saved.description).toBe('after');
+  expect(saved.allow.logins).toEqual(['ubuntu', 'deploy']);
+  // The form beside it shows the saved role too.
+  await expect(page.getByLabel('Description', { exact: true })).toHaveValue('after');
+  // Not YAML: refused before anything is sent.
+  await yaml.fill('name: [unclosed');
+  await page.getByRole('button', { name: 'Save YAML' }).click();
+  await expect(page.getByRole('alert').filter({ hasText: 'not YAML' })).toBeVisible();
+});

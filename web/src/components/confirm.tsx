@@ -6,16 +6,19 @@ export function ConfirmButton({
   confirmLabel,
   onConfirm,
   disabled,
+  tone = 'danger',
 }: {
   label: string;
   confirmLabel: string;
   onConfirm: () => void;
   disabled?: boolean;
+  /** danger: permanent (delete, revoke); caution: reversible (suspend). Styled apart. */
+  tone?: 'danger' | 'caution';
 }) {
   const [asking, setAsking] = useState(false);
   if (!asking) {
     return (
-      <button type="button" className="danger" onClick={() => setAsking(true)} disabled={disabled}>
+      <button type="button" className={tone} onClick={() => setAsking(true)} disabled={disabled}>
         {label}
       </button>
     );
@@ -24,7 +27,7 @@ export function ConfirmButton({
     <span className="confirm">
       <button
         type="button"
-        className="danger"
+        className={tone}
         onClick={() => {
           setAsking(false);
           onConfirm();

@@ -84,3 +84,50 @@ export function SelectField({
     </div>
   );
 }
+
+/** A multi-line input (PEM certificates, keys), with the API's errors for its path under it. */
+export function TextAreaField({
+  label,
+  path,
+  problem,
+  value,
+  onChange,
+  hint,
+  placeholder,
+}: {
+  label: string;
+  path?: string;
+  problem?: unknown;
+  value: string;
+  onChange: (v: string) => void;
+  hint?: string;
+  placeholder?: string;
+}) {
+  const id = useId();
+  const errors = path ? errorsAt(problem, path) : [];
+  return (
+    <div className={errors.length ? 'field invalid' : 'field'}>
+      <label htmlFor={id}>{label}</label>
+      <textarea
+        id={id}
+        value={value}
+        rows={4}
+        spellCheck={false}
+        placeholder={placeholder}
+        onChange={(e) => onChange(e.target.value)}
+        aria-invalid={errors.length > 0 || undefined}
+        aria-describedby={errors.length ? `${id}-err` : hint ? `${id}-hint` : undefined}
+      />
+      {hint && (
+        <small id={`${id}-hint`} className="muted">
+          {hint}
+        </small>
+      )}
+      {errors.length > 0 && (
+        <small id={`${id}-err`} className="field-error" role="alert">
+          {errors.join('; ')}
+        </small>
+      )}
+    </div>
+  );
+}

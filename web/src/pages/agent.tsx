@@ -4,11 +4,10 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { api, ok } from '../api/client';
+import { Credentials } from '../components/agent-credentials';
 import { ConfirmButton } from '../components/confirm';
-import { SelectField, TextField } from '../components/field';
-import { formatLabels, parseList } from '../components/labels';
+import { formatLabels } from '../components/labels';
 import { QueryTable } from '../components/query-table';
-import { ShownOnce } from '../components/secret';
 import { Loading, ProblemView } from '../components/status';
 import { useCan } from '../session';
 
@@ -59,6 +58,7 @@ export function AgentPage() {
           <ConfirmButton
             label="Suspend agent"
             confirmLabel="Suspend: end its tokens and sessions now"
+            tone="caution"
             onConfirm={() => setStatus.mutate('suspended')}
           />
         )}
@@ -69,7 +69,7 @@ export function AgentPage() {
         )}
         {canUpdate && a.status !== 'revoked' && (
           <ConfirmButton
-            label="Revoke agent"
+            label="Revoke agent (permanent)"
             confirmLabel="Revoke for good"
             onConfirm={() => setStatus.mutate('revoked')}
           />
@@ -95,7 +95,7 @@ export function AgentPage() {
         <dt>Description</dt>
         <dd>{a.description || '—'}</dd>
       </dl>
-      <Credentials agentId={a.id} active={a.status === 'active'} />
+      <Credentials agentId={a.id} agentRoles={a.roles} active={a.status === 'active'} />
       <Delegations agentId={a.id} />
     </section>
   );
@@ -129,129 +129,6 @@ function KillSwitchReceipt({ receipt }: { receipt: Receipt }) {
           </li>
         )}
       </ul>
-    </section>
-  );
-}
-
-function Credentials({ agentId, active }: { agentId: string; active: boolean }) {
-  const queryClient = useQueryClient();
-  const canUpdate = useCan('agents', 'update');
-  const [type, setType] = useState<'token' | 'api_key' | 'jwt'>('token');
-  const [ttl, setTtl] = useState('');
-  const [audience, setAudience] = useState('');
-  const [roles, setRoles] = useState('');
-  const [secret, setSecret] = useState<{ title: string; value: string }>();
-  const key = ['credentials', agentId];
-  const query = useQuery({
-    queryKey: key,
-    queryFn: () =>
-      ok(
-        api.GET('/v1/agents/{id}/credentials', {
-          params: { path: { id: agentId }, query: { page: 1, per_page: 100 } },
-        }),
-      ),
-  });
-  const issue = useMutation({
-    mutationFn: () => {
-      const roleList = parseList(roles);
-      return ok(
-        api.POST('/v1/agents/{id}/credentials', {
-          params: { path: { id: agentId } },
-          body: {
-            type,
-            ...(ttl ? { ttl: Number(ttl) } : {}),
-            ...(type === 'jwt' ? { audience } : {}),
-            ...(roleList.length ? { roles: roleList } : {}),
-          },
-        }),
-      );
-    },
-    onSuccess: (c) => {
-      const value = c.api_key ?? c.access_token ?? c.jwt ?? '';
-      setSecret({ title: `New ${c.type} credential ${c.id}`, value });
-      void queryClient.invalidateQueries({ queryKey: key });
-    },
-  });
-  const revoke = useMutation({
-    mutationFn: (credentialId: string) =>
-      ok(
-        api.DELETE('/v1/agents/{id}/credentials/{credential_id}', {
-          params: { path: { id: agentId, credential_id: credentialId } },
-        }),
-      ),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: key }),
-  });
-  const p = issue.error;
-  return (
-    <section aria-labelledby="credentials">
-      <h2 id="credentials">Credentials</h2>
-      {secret && <ShownOnce title={secret.title} secret={secret.value} onDone={() => setSecret(undefined)} />}
-      {canUpdate && active && (
-        <form
-          className="filters"
-          aria-label="Issue a credential"
-          onSubmit={(e) => {
-            e.preventDefault();
-            issue.mutate();
-          }}
-        >
-          <SelectField
-            label="Credential type"
-            value={type}
-            onChange={(v) => setType(v as typeof type)}
-            options={[
-              ['token', 'Access token'],
-              ['api_key', 'API key'],
-              ['jwt', 'JWT (third-party)'],
-            ]}
-          />
-          <TextField
-            label="Lifetime (seconds)"
-            path="/body/ttl"
-            problem={p}
-            value={ttl}
-            onChange={setTtl}
-            inputMode="numeric"
-          />
-          {type === 'jwt' && (
-            <TextField label="Audience" path="/body/audience" problem={p} value={audience} onChange={setAudience} />
-          )}
-          <TextField label="Only these roles" path="/body/roles" problem={p} value={roles} onChange={setRoles} />
-          <button type="submit" disabled={issue.isPending}>
-            Issue credential
-          </button>
-        </form>
-      )}
-      {issue.isError && <ProblemView error={issue.error} title="No credential issued" inline />}
-      {revoke.isError && <ProblemView error={revoke.error} title="Not revoked" />}
-      <QueryTable
-        query={query}
-        what="credentials"
-        label="Credentials"
-        items={(d) => d.credentials}
-        empty="No credentials issued."
-        headers={['Id', 'Type', 'Roles', 'Expires', 'State', '']}
-        row={(c) => (
-          <tr key={c.id}>
-            <td>
-              <code>{c.id}</code>
-            </td>
-            <td>{c.type}</td>
-            <td>{c.roles?.join(', ') ?? 'all'}</td>
-            <td>{new Date(c.expires_at).toLocaleString()}</td>
-            <td>{c.revoked_at ? 'revoked' : new Date(c.expires_at) < new Date() ? 'expired' : 'valid'}</td>
-            <td>
-              {canUpdate && !c.revoked_at && (
-                <ConfirmButton
-                  label={`Revoke credential ${c.id}`}
-                  confirmLabel="Revoke it"
-                  onConfirm={() => revoke.mutate(c.id)}
-                />
-              )}
-            </td>
-          </tr>
-        )}
-      />
     </section>
   );
 }

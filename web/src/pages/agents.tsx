@@ -7,7 +7,9 @@ import { SelectField, TextField } from '../components/field';
 import { PanelForm, TitleWithForm } from '../components/form-panel';
 import { formatLabels, parseLabels, parseList } from '../components/labels';
 import { Pager, usePage } from '../components/pager';
+import { useRoleNames, userIdOf, useUserNames } from '../components/pickers';
 import { QueryTable } from '../components/query-table';
+import { TokenInput } from '../components/token-input';
 import { useCan } from '../session';
 
 const PER_PAGE = 20;
@@ -114,18 +116,21 @@ function CreateAgent({ onDone }: { onDone: () => void }) {
   const queryClient = useQueryClient();
   const navigate = useNavigate();
   const [name, setName] = useState('');
-  const [roles, setRoles] = useState('');
+  const [roles, setRoles] = useState<string[]>([]);
   const [owner, setOwner] = useState('');
+  const roleNames = useRoleNames();
+  const userNames = useUserNames();
   const [description, setDescription] = useState('');
   const [labels, setLabels] = useState('');
   const mutation = useMutation({
-    mutationFn: () =>
+    mutationFn: async () =>
       ok(
         api.POST('/v1/agents', {
           body: {
             name,
-            roles: parseList(roles),
-            ...(owner.trim() ? { owner: owner.trim() } : {}),
+            roles,
+            // Picked by name; the API takes the user's id.
+            ...(owner.trim() ? { owner: await userIdOf(owner.trim()) } : {}),
             ...(description ? { description } : {}),
             ...(labels.trim() ? { labels: parseLabels(labels) } : {}),
           },
@@ -141,15 +146,29 @@ function CreateAgent({ onDone }: { onDone: () => void }) {
   return (
     <PanelForm label="Create an agent" mutation={mutation} submit="Create agent" failed="Not created" onCancel={onDone}>
       <TextField label="Agent name" path="/body/name" problem={p} value={name} onChange={setName} required />
-      <TextField label="Roles" path="/body/roles" problem={p} value={roles} onChange={setRoles} placeholder="auditor" />
+      <TokenInput
+        label="Roles"
+        path="/body/roles"
+        problem={p}
+        values={roles}
+        onChange={setRoles}
+        suggestions={roleNames}
+        placeholder="auditor"
+      />
       <TextField
         label="Owner"
         path="/body/owner"
         problem={p}
         value={owner}
         onChange={setOwner}
-        placeholder="user_… (default: you)"
+        list="owner-names"
+        placeholder="a user's name (default: you)"
       />
+      <datalist id="owner-names">
+        {userNames.map((n) => (
+          <option key={n} value={n} />
+        ))}
+      </datalist>
       <TextField
         label="Description"
         path="/body/description"

@@ -6,6 +6,7 @@ import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { api, download, ok } from '../api/client';
 import type { paths } from '../api/schema';
+import { eventSummary, relativeTime } from '../components/event-summary';
 import { SelectField, TextField } from '../components/field';
 import { parseList } from '../components/labels';
 import { Empty, Loading, ProblemView } from '../components/status';
@@ -115,6 +116,7 @@ export function AuditPage() {
                 <th>Type</th>
                 <th>Actor</th>
                 <th>Target</th>
+                <th>Summary</th>
                 <th>Outcome</th>
               </tr>
             </thead>
@@ -215,7 +217,11 @@ function EventRow({ event }: { event: EventItem }) {
   return (
     <>
       <tr>
-        <td>{new Date(e.time).toLocaleString()}</td>
+        <td>
+          <time dateTime={e.time} title={new Date(e.time).toLocaleString()}>
+            {relativeTime(e.time)}
+          </time>
+        </td>
         <td>
           <button type="button" className="link" aria-expanded={open} onClick={() => setOpen(!open)}>
             {e.type}
@@ -223,11 +229,12 @@ function EventRow({ event }: { event: EventItem }) {
         </td>
         <td>{e.actor.name ?? e.actor.id ?? e.actor.kind}</td>
         <td>{e.target ? (e.target.name ?? e.target.id) : ''}</td>
+        <td className="summary">{eventSummary(e)}</td>
         <td>{e.success ? 'ok' : 'failed'}</td>
       </tr>
       {open && (
         <tr>
-          <td colSpan={5}>
+          <td colSpan={6}>
             <section aria-label={`Event ${e.id}`}>
               <pre className="event-detail">{JSON.stringify(event, null, 2)}</pre>
             </section>

@@ -11,6 +11,7 @@ import { FormToggle, PanelForm } from '../components/form-panel';
 import { formatLabels, parseLabels } from '../components/labels';
 import { CopyButton } from '../components/secret';
 import { Empty, Loading, ProblemView } from '../components/status';
+import { UpstreamFacts } from '../components/upstream-summary';
 import { useCan } from '../session';
 
 export function ResourcePage() {
@@ -81,6 +82,7 @@ export function ResourcePage() {
             <dd>{r.uri}</dd>
           </>
         )}
+        <UpstreamFacts resource={r} />
         <dt>Labels</dt>
         <dd>{formatLabels(r.labels) || '—'}</dd>
         <dt>Description</dt>

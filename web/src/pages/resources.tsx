@@ -1,17 +1,18 @@
-// Servers, databases and apps: server-side paging, kind and label filters, text search;
+// Servers, databases, apps and Kubernetes clusters: server-side paging, kind and label filters, text search;
 // register one (its page, resource.tsx, shows and edits it).
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Link, useNavigate, useSearchParams } from 'react-router';
-import { api, type Body, ok } from '../api/client';
+import { Link, useSearchParams } from 'react-router';
+import { api, ok } from '../api/client';
 import { SelectField, TextField } from '../components/field';
-import { PanelForm, TitleWithForm } from '../components/form-panel';
-import { formatLabels, parseLabels } from '../components/labels';
+import { TitleWithForm } from '../components/form-panel';
+import { formatLabels } from '../components/labels';
 import { Pager, usePage } from '../components/pager';
 import { QueryTable } from '../components/query-table';
+import { RegisterResource } from '../components/register-resource';
 import { useCan } from '../session';
 
-type Kind = 'server' | 'database' | 'app';
+type Kind = 'server' | 'database' | 'app' | 'kube_cluster';
 const PER_PAGE = 20;
 
 export function ResourcesPage() {
@@ -120,6 +121,7 @@ function ResourceFilters(props: {
           ['server', 'Servers'],
           ['database', 'Databases'],
           ['app', 'Apps'],
+          ['kube_cluster', 'Kubernetes clusters'],
         ]}
       />
       <TextField label="Search" value={search} onChange={setSearch} placeholder="name, address or label" />
@@ -137,92 +139,5 @@ function ResourceFilters(props: {
         </button>
       ))}
     </form>
-  );
-}
-
-function RegisterResource({ onDone }: { onDone: () => void }) {
-  const queryClient = useQueryClient();
-  const navigate = useNavigate();
-  const [kind, setKind] = useState<Kind>('server');
-  const [name, setName] = useState('');
-  const [address, setAddress] = useState('');
-  const [protocol, setProtocol] = useState('postgres');
-  const [uri, setUri] = useState('');
-  const [labels, setLabels] = useState('');
-  const [description, setDescription] = useState('');
-  const mutation = useMutation({
-    mutationFn: () => {
-      const body: Body<'/v1/resources', 'post'> = {
-        kind,
-        name,
-        labels: parseLabels(labels),
-        ...(description ? { description } : {}),
-        ...(kind === 'app' ? { uri } : { address }),
-        ...(kind === 'database' ? { protocol: protocol as 'postgres' } : {}),
-      };
-      return ok(api.POST('/v1/resources', { body }));
-    },
-    onSuccess: (created) => {
-      void queryClient.invalidateQueries({ queryKey: ['resources'] });
-      onDone();
-      navigate(`/resources/${created.id}`);
-    },
-  });
-  const p = mutation.error;
-  return (
-    <PanelForm
-      label="Register a resource"
-      mutation={mutation}
-      submit="Register"
-      failed="Not registered"
-      onCancel={onDone}
-    >
-      <SelectField
-        label="Resource kind"
-        value={kind}
-        onChange={(k) => setKind(k as Kind)}
-        options={[
-          ['server', 'Server (SSH)'],
-          ['database', 'Database'],
-          ['app', 'App (HTTP)'],
-        ]}
-      />
-      <TextField label="Resource name" path="/body/name" problem={p} value={name} onChange={setName} required />
-      {kind === 'app' ? (
-        <TextField label="URI" path="/body/uri" problem={p} value={uri} onChange={setUri} placeholder="https://…" />
-      ) : (
-        <TextField
-          label="Address"
-          path="/body/address"
-          problem={p}
-          value={address}
-          onChange={setAddress}
-          placeholder="host:port"
-        />
-      )}
-      {kind === 'database' && (
-        <SelectField
-          label="Protocol"
-          value={protocol}
-          onChange={setProtocol}
-          options={['postgres', 'mysql', 'mongodb', 'redis'].map((x) => [x, x])}
-        />
-      )}
-      <TextField
-        label="Labels"
-        path="/body/labels"
-        problem={p}
-        value={labels}
-        onChange={setLabels}
-        placeholder="env=dev, team=infra"
-      />
-      <TextField
-        label="Description"
-        path="/body/description"
-        problem={p}
-        value={description}
-        onChange={setDescription}
-      />
-    </PanelForm>
   );
 }

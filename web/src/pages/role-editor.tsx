@@ -6,6 +6,7 @@ import { Link, useNavigate, useParams } from 'react-router';
 import { api, ok } from '../api/client';
 import { ConfirmButton } from '../components/confirm';
 import { SelectField, TextField, unclaimedErrors } from '../components/field';
+import { RoleYaml } from '../components/role-yaml';
 import { Loading, ProblemView } from '../components/status';
 import { useCan } from '../session';
 import {
@@ -22,15 +23,31 @@ const CLAIMED = /^\/body\/(name|description|options\/\w+|(allow|deny)\/(rules|re
 
 export function RoleEditorPage() {
   const { id } = useParams();
+  const canUpdate = useCan('roles', 'update');
+  const [yamlSaves, setYamlSaves] = useState(0);
   const query = useQuery({
     queryKey: ['role', id],
     queryFn: () => ok(api.GET('/v1/roles/{id}', { params: { path: { id: id ?? '' } } })),
     enabled: id !== undefined,
   });
-  if (id === undefined) return <RoleForm />;
-  if (query.isPending) return <Loading what="the role" />;
-  if (query.isError) return <ProblemView error={query.error} />;
-  return <RoleForm id={query.data.id} role={query.data as RoleBody} builtin={query.data.builtin} />;
+  if (id !== undefined && query.isPending) return <Loading what="the role" />;
+  if (id !== undefined && query.isError) return <ProblemView error={query.error} />;
+  const data = id !== undefined ? query.data : undefined;
+  // One tree for a new role and a saved one, so the form stays mounted (and says "Saved.") when a
+  // new role's page becomes its own; a save of the YAML starts the form again from the saved role.
+  return (
+    <>
+      <RoleForm key={yamlSaves} {...(data ? { id: data.id, role: data as RoleBody, builtin: data.builtin } : {})} />
+      {data && (
+        <RoleYaml
+          id={data.id}
+          role={data}
+          canWrite={canUpdate && !data.builtin}
+          onSaved={() => setYamlSaves((n) => n + 1)}
+        />
+      )}
+    </>
+  );
 }
 
 function RoleForm({ id, role, builtin }: { id?: string; role?: RoleBody; builtin?: boolean }) {
