@@ -11,7 +11,11 @@ import { ConnectKube } from './connect-kube';
 import { SelectField } from './field';
 import { Empty, Loading, ProblemView } from './status';
 
-export function ConnectPanel({ resource }: { resource: { id: string; kind: string; name: string } }) {
+export function ConnectPanel({
+  resource,
+}: {
+  resource: { id: string; kind: string; name: string; public_url?: string };
+}) {
   const query = useQuery({
     queryKey: ['my-access', resource.id],
     queryFn: () => getMyAccess(resource.id),
@@ -21,17 +25,34 @@ export function ConnectPanel({ resource }: { resource: { id: string; kind: strin
       <h2 id="connect-title">Connect</h2>
       {query.isPending && <Loading what="your access" />}
       {query.isError && <ProblemView error={query.error} />}
-      {query.data && <ConnectFor access={query.data.resources[0]} proxy={query.data.proxy} kind={resource.kind} />}
+      {query.data && (
+        <ConnectFor
+          access={query.data.resources[0]}
+          proxy={query.data.proxy}
+          kind={resource.kind}
+          publicUrl={resource.public_url}
+        />
+      )}
     </section>
   );
 }
 
-function ConnectFor({ access, proxy, kind }: { access?: MyResourceAccess; proxy: Endpoints; kind: string }) {
+function ConnectFor({
+  access,
+  proxy,
+  kind,
+  publicUrl,
+}: {
+  access?: MyResourceAccess;
+  proxy: Endpoints;
+  kind: string;
+  publicUrl?: string;
+}) {
   if (!access) return <Empty>Your roles do not let you connect to this {kind.replace('_', ' ')}.</Empty>;
   if (access.kind === 'server') return <ConnectServer access={access} proxy={proxy} />;
   if (access.kind === 'database') return <ConnectDatabase access={access} proxy={proxy} />;
   if (access.kind === 'kube_cluster') return <ConnectKube access={access} />;
-  return <ConnectApp access={access} />;
+  return <ConnectApp access={access} url={publicUrl} />;
 }
 
 function ConnectServer({ access, proxy }: { access: MyResourceAccess; proxy: Endpoints }) {
@@ -64,9 +85,8 @@ function ConnectServer({ access, proxy }: { access: MyResourceAccess; proxy: End
   );
 }
 
-function ConnectApp({ access }: { access: MyResourceAccess }) {
-  // public_url: where the web listener serves the app (application access, issue 32), when it does.
-  const url = (access as MyResourceAccess & { public_url?: string }).public_url;
+/** public_url: where the web listener serves the app (application access); it signs her in there. */
+function ConnectApp({ access, url }: { access: MyResourceAccess; url?: string }) {
   if (!url) return <Empty>This app is not served through Gatehouse yet.</Empty>;
   return (
     <p>
