@@ -206,6 +206,11 @@ const DECLARED: Record<string, string[]> = {
   'DELETE /v1/users/:id/api-keys/:key_id': ['target-principal'],
   'POST /v1/users/:id/ssh-keys': ['target-principal'],
   'DELETE /v1/users/:id/ssh-keys/:key_id': ['target-principal'],
+  // A person's own keys: what the caller already holds, for the caller (the same checks as above).
+  'POST /v1/users/me/api-keys': ['self'],
+  'DELETE /v1/users/me/api-keys/:key_id': ['self'],
+  'POST /v1/users/me/ssh-keys': ['self'],
+  'DELETE /v1/users/me/ssh-keys/:key_id': ['self'],
   'POST /v1/roles': ['role-definition'],
   'PUT /v1/roles/:id': ['role-definition'],
   'DELETE /v1/roles/:id': [],
@@ -225,6 +230,8 @@ const DECLARED: Record<string, string[]> = {
   'POST /v1/webhooks': ['events-readable'],
   'DELETE /v1/webhooks/:id': [],
   'POST /v1/sessions': ['self'],
+  // A launch code opens an app the caller may already reach, as the caller.
+  'POST /v1/apps/launch': ['self'],
   'DELETE /v1/sessions/:id': [],
   // A proxy identity is no principal's right: only holders of cluster:create make join tokens.
   'POST /v1/cluster/join-tokens': [],
