@@ -58,6 +58,8 @@ export interface Gatehouse {
   /** Where the Kubernetes proxy listens (roles: proxy; TLS). */
   kubeAddr?: { host: string; port: number };
   metrics?: Metrics;
+  /** The process log (main.ts logs the startup banner to it as well). */
+  logger: pino.Logger;
   routes: RegisteredRoute[];
   services: Services;
   bootstrap: BootstrapResult;
@@ -93,6 +95,8 @@ export async function startGatehouse(
     opts.logger ??
     pino({
       level: config.log_level,
+      // ISO 8601 times: an operator reads them, and log shippers parse them without a hint.
+      timestamp: pino.stdTimeFunctions.isoTime,
       redact: ['req.headers.authorization', '*.api_key', '*.access_token', '*.refresh_token'],
     });
   const dataDir = resolve(config.data_dir);
@@ -301,8 +305,10 @@ export async function startGatehouse(
     onError: (err) => logger.warn({ err }, 'instance lease'),
     info: { roles: config.roles, home, instance: shared.bus.instanceId },
   });
+  metrics?.setRecordingBacklog(() => services.recordings.uploader.backlog);
   const handle: Gatehouse = {
     ...(metrics ? { metrics } : {}),
+    logger,
     routes: auth?.routes ?? [],
     services,
     bootstrap,
@@ -427,6 +433,7 @@ export async function startGatehouse(
       sshProxy = createSshProxy({
         hostKey: loadOrCreateHostKey(dataDir).privateKey,
         access: createSshAccess({ checker: services.access, pipeline: services.pipeline }),
+        pipeline: services.pipeline,
         tokens: services.tokens,
         tickets: services.tickets,
         findKeyOwner: (blob) => services.sshKeys.findPrincipalByKey(blob),
@@ -441,7 +448,6 @@ export async function startGatehouse(
         door,
         ...(metrics ? { metrics } : {}),
       });
-      metrics?.trackConnections(sshProxy.server, 'ssh');
       const bound = await sshProxy.listen(sshAddr.host, sshAddr.port);
       handle.sshAddr = { host: sshAddr.host, port: bound.port };
       const db = await startDbProxy(services, {
@@ -449,6 +455,7 @@ export async function startGatehouse(
         loopback: isLoopback(dbAddr.host) || config.insecure,
         ...(https ? { tls: https } : {}),
         queryMaxLength: config.db.query_max_length,
+        clock,
         logger,
         door,
       });

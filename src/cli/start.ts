@@ -89,6 +89,8 @@ export async function startCommand(argv: string[]): Promise<number> {
     );
   }
   process.stdout.write(`Gatehouse ${VERSION}: ${listeners(gatehouse).join(', ')}\n`);
+  // The same as a log record, for whoever reads the log rather than the terminal.
+  gatehouse.logger.info({ version: VERSION, listeners: listeners(gatehouse) }, `Gatehouse ${VERSION} started`);
 
   await new Promise<void>((resolveStop) => {
     let stopping = false;

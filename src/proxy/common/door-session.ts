@@ -61,8 +61,11 @@ export interface DoorSessionSpec {
   rejection: Record<string, unknown>;
   /** More fields for the start event (db: tls, protocol). */
   startData?: Record<string, unknown>;
-  /** Tells the user why the session did not start, and closes what the door opened for it. */
-  refuse(message: string): void;
+  /**
+   * Tells the user why the session did not start, and closes what the door opened for it. `why`:
+   * no room to record it, what allowed the connection is gone, or the start could not be made durable.
+   */
+  refuse(message: string, why: 'recording' | 'revoked' | 'unavailable'): void;
   /** Ends a running session: tells the user `message` (when the protocol can) and closes both sides. */
   close(message: string): void;
   /** Ends the session after this long without touch() (ms); absent: no idle limit. */
@@ -78,6 +81,8 @@ export interface DoorSession {
   readonly signal: AbortSignal;
   /** Why it was terminated (without the `gatehouse: ` prefix), or undefined. */
   readonly terminatedBy: string | undefined;
+  /** Whether end() was called: nothing more reaches the target. */
+  readonly ended: boolean;
   /** Counts bytes from the client and to it; any traffic resets the idle timer. */
   touch(bytesIn?: number, bytesOut?: number): void;
   /** Hands a recording write's result on: at the strict recording limit the session ends. */
@@ -100,31 +105,41 @@ function logFields(spec: Pick<DoorSessionSpec, 'kind' | 'type' | 'principal' | '
   };
 }
 
-/** A refusal of any door: the session.rejected event, the denial counter and one log line. */
-export async function recordDoorRejection(
-  deps: Pick<DoorKitDeps, 'audit' | 'logger' | 'metrics'>,
+/** What every refusal shows an operator: access_denials_total{door,reason} and one info log line. */
+export function noteDoorRefusal(
+  deps: Pick<DoorKitDeps, 'logger' | 'metrics'>,
   r: {
     door: DoorSessionSpec['kind'];
     denial: DenialClass;
     principal?: Principal | undefined;
-    resource?: DoorResource | undefined;
+    resource?: { kind: string; name?: string | undefined; id: string } | undefined;
     remoteAddr: string;
-    data: Record<string, unknown>;
     reason: string;
-    detail?: string;
   },
-): Promise<void> {
+): void {
   deps.metrics?.accessDenials.inc({ door: r.door, reason: r.denial });
   deps.logger.info(
     {
       kind: r.door,
       principal: r.principal ? `${r.principal.kind}:${r.principal.name}` : 'anonymous',
-      ...(r.resource ? { resource: `${r.resource.kind}:${r.resource.name}` } : {}),
+      ...(r.resource ? { resource: `${r.resource.kind}:${r.resource.name ?? r.resource.id}` } : {}),
       remote_addr: r.remoteAddr,
       reason: r.reason,
     },
-    `${r.door}: session refused`,
+    `${r.door}: refused`,
   );
+}
+
+/** A refusal of a session or connection: the session.rejected event, counted and logged (noteDoorRefusal). */
+export async function recordDoorRejection(
+  deps: Pick<DoorKitDeps, 'audit' | 'logger' | 'metrics'>,
+  r: Parameters<typeof noteDoorRefusal>[1] & {
+    resource?: DoorResource | undefined;
+    data: Record<string, unknown>;
+    detail?: string;
+  },
+): Promise<void> {
+  noteDoorRefusal(deps, r);
   await deps.audit
     .record({
       type: 'session.rejected',
@@ -159,7 +174,7 @@ const refusedBy = (deps: DoorKitDeps, spec: DoorSessionSpec, error: SessionRefus
     data: spec.rejection,
     reason: error.reason,
     detail: error.detail,
-  }).then(() => spec.refuse(`access denied: ${error.detail}`));
+  }).then(() => spec.refuse(`access denied: ${error.detail}`, 'revoked'));
 
 /**
  * Whether the session may start now (the session guard's admission: what allowed the connection
@@ -193,7 +208,7 @@ export async function openDoorSession(deps: DoorKitDeps, spec: DoorSessionSpec):
       });
     } catch (error) {
       // Strict recording with no room in the spool: the session may not run unrecorded.
-      spec.refuse(`the session cannot be recorded (${(error as Error).message})`);
+      spec.refuse(`the session cannot be recorded (${(error as Error).message})`, 'recording');
       await recordDoorRejection(deps, {
         door: spec.kind,
         denial: 'recording',
@@ -215,7 +230,7 @@ export async function openDoorSession(deps: DoorKitDeps, spec: DoorSessionSpec):
     if (error instanceof SessionRefused) await refusedBy(deps, spec, error);
     else {
       deps.logger.error({ err: error }, `${spec.kind}: cannot record the session start`);
-      spec.refuse('the session could not be started (the audit trail is unavailable)');
+      spec.refuse('the session could not be started (the audit trail is unavailable)', 'unavailable');
     }
     return undefined;
   }
@@ -262,6 +277,9 @@ function createHandle(deps: DoorKitDeps, spec: DoorSessionSpec, id: string, reco
     signal: aborter.signal,
     get terminatedBy() {
       return terminatedBy;
+    },
+    get ended() {
+      return ending !== undefined;
     },
     touch(inBytes = 0, outBytes = 0) {
       bytesIn += inBytes;

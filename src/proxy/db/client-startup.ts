@@ -6,10 +6,12 @@
 import type { Socket } from 'node:net';
 import { TLSSocket } from 'node:tls';
 import type { AccessChecker } from '../../access/access-checker.js';
-import type { Principal, RequestContext } from '../../auth/principal.js';
-import type { PrincipalPipeline } from '../../auth/principal-pipeline.js';
-import type { TokenService } from '../../auth/token-service.js';
-import { TICKET_PREFIX, type TicketService, ticketScope } from '../../sessions/tickets.js';
+import type { Principal } from '../../auth/principal.js';
+import {
+  authenticateDoorCredential,
+  type CredentialFailure,
+  type DoorCredentialDeps,
+} from '../common/door-credential.js';
 import {
   authenticationCleartextPassword,
   CANCEL_REQUEST,
@@ -103,16 +105,17 @@ export async function readClientStartup(
   return undefined;
 }
 
-export interface AuthDeps {
-  access: Pick<AccessChecker, 'find'>;
-  pipeline: Pick<PrincipalPipeline, 'tryResolve'>;
-  tokens: Pick<TokenService, 'authenticate' | 'loginFailed'> & { checkThrottle?(ctx: RequestContext): Promise<void> };
-  tickets: Pick<TicketService, 'redeem'>;
-}
+export type AuthDeps = DoorCredentialDeps & { access: Pick<AccessChecker, 'find'> };
+
+const FAILURES: Record<CredentialFailure, string> = {
+  throttled: 'too many failed attempts; try again later',
+  ticket: 'the ticket is invalid, used or expired (tickets are for one database, user and name)',
+  token: 'the password is not a valid Gatehouse access token or ticket',
+};
 
 /**
  * Asks for the password and resolves who it belongs to: a ticket (bound to this database, user and
- * name) or an access token, through the same pipeline and throttle as every other door.
+ * name) or an access token, through the door kit (the same pipeline and throttle as every other door).
  */
 export async function authenticateClient(
   startup: ClientStartup,
@@ -124,41 +127,16 @@ export async function authenticateClient(
   const message = await startup.reader.readMessage();
   startup.rest = startup.reader.release();
   if (message.type !== 'p'.charCodeAt(0)) return { reason: 'expected a password' };
-  const secret = cString(message.body, 0).value;
-  const ctx = { remoteAddr, requestId: 'db' };
-  // Token services that check the throttle before a login (rather than when counting a failure).
-  if (deps.tokens.checkThrottle) {
-    try {
-      await deps.tokens.checkThrottle(ctx);
-    } catch {
-      return { reason: 'too many failed attempts; try again later' };
-    }
-  }
-  const failed = async (reason: string, answer: string) => {
-    const error = (await deps.tokens.loginFailed(ctx, reason, 'invalid_token')) as { code?: string } | undefined;
-    return { reason: error?.code === 'rate_limited' ? 'too many failed attempts; try again later' : answer };
-  };
-  if (secret.startsWith(TICKET_PREFIX)) {
-    const grant = await deps.tickets.redeem(secret);
-    const db = deps.access.find('database', target.database);
-    if (
-      grant &&
-      db &&
+  const db = deps.access.find('database', target.database);
+  const r = await authenticateDoorCredential(deps, {
+    door: 'db',
+    secret: cString(message.body, 0).value,
+    remoteAddr,
+    ticketFits: (grant) =>
+      db !== undefined &&
       grant.database_id === db.id &&
       grant.login === target.dbUser &&
-      grant.db_name === target.dbName
-    ) {
-      const p = deps.pipeline.tryResolve(grant.principal, ticketScope(grant));
-      if (p) return { principal: { ...p, method: 'ticket' } };
-    }
-    return failed(
-      'db: invalid, used or expired ticket',
-      'the ticket is invalid, used or expired (tickets are for one database, user and name)',
-    );
-  }
-  try {
-    return { principal: { ...deps.tokens.authenticate(secret), method: 'token' } };
-  } catch (error) {
-    return failed(`db: ${(error as Error).message}`, 'the password is not a valid Gatehouse access token or ticket');
-  }
+      grant.db_name === target.dbName,
+  });
+  return 'principal' in r ? { principal: r.principal } : { reason: FAILURES[r.failure] };
 }

@@ -4,17 +4,16 @@
 // audited as a db.query event and recorded in the session's transcript (query text goes to the audit
 // store and the recording only, never to the process log).
 import { randomInt } from 'node:crypto';
-import { type AddressInfo, createServer, type Server, type Socket } from 'node:net';
-import type { Logger } from 'pino';
+import { createServer, type Server, type Socket } from 'node:net';
 import type { AccessChecker } from '../../access/access-checker.js';
-import type { AuditLog } from '../../audit/audit-log.js';
 import { actorOfPrincipal, type Principal } from '../../auth/principal.js';
-import type { PrincipalPipeline } from '../../auth/principal-pipeline.js';
-import { type DoorOptions, guardListener } from '../../net/listener-limits.js';
+import type { DoorOptions } from '../../net/listener-limits.js';
+import type { DenialClass } from '../../observability/metrics.js';
+import type { SessionOptions } from '../../rbac/policy.js';
 import type { RecordingService } from '../../recordings/recording-service.js';
 import type { DbUpstream } from '../../resources/db-upstream.js';
-import type { SessionRegistry } from '../../sessions/session-registry.js';
-import type { TicketService } from '../../sessions/tickets.js';
+import { doorListener } from '../common/door-listener.js';
+import { type DoorKitDeps, recordDoorRejection } from '../common/door-session.js';
 import { type CancelKeys, createCancelKeys } from './cancel-keys.js';
 import { type AuthDeps, authenticateClient, type ClientStartup, readClientStartup } from './client-startup.js';
 import { type DatabaseRef, runDbSession } from './db-session.js';
@@ -23,16 +22,10 @@ import { READ_ONLY_STARTUP } from './read-only.js';
 import { cancelUpstream, connectUpstream, UpstreamError } from './upstream.js';
 import { errorResponse } from './wire.js';
 
-export interface DbProxyDeps {
+export interface DbProxyDeps extends AuthDeps, DoorKitDeps {
   access: AccessChecker;
-  pipeline: Pick<PrincipalPipeline, 'tryResolve'>;
-  tokens: AuthDeps['tokens'];
-  tickets: Pick<TicketService, 'redeem'>;
-  sessions: SessionRegistry;
   /** Where each session's transcript is recorded (transcript.ts). */
   recordings: Pick<RecordingService, 'begin'>;
-  audit: AuditLog;
-  logger: Logger;
   /**
    * How Gatehouse logs in to a database (opened from the sealed form): as the user asked for, or for a
    * read-only session as the database's read-only login (undefined: none registered).
@@ -60,6 +53,13 @@ export function splitAddress(address: string): { host: string; port: number } {
   return { host: (m?.[1] ?? m?.[2] ?? address) as string, port: Number(m?.[3] ?? 5432) };
 }
 
+/** Who asks for which database as whom, once authenticated; what a refusal records. */
+interface Asking {
+  principal?: Principal;
+  remoteAddr: string;
+  target: { dbUser: string; database: string; dbName: string };
+}
+
 export function createDbProxy(deps: DbProxyDeps) {
   const { audit, logger } = deps;
   const queryLog = createQueryLog(audit);
@@ -77,31 +77,32 @@ export function createDbProxy(deps: DbProxyDeps) {
       socket.destroy();
     });
   });
-  server.on('error', (err) => logger.error({ err }, 'db: listener error'));
-  const door = guardListener(server, {
-    name: 'db',
-    descriptorsPerConnection: 2,
-    warn: (message) => logger.warn(message),
-    ...deps.door,
-  });
+  const door = doorListener(server, { name: 'db', logger, door: deps.door, metrics: deps.metrics });
 
-  async function rejected(
-    who: Principal | undefined,
-    remoteAddr: string,
+  /** Records the refusal and tells the client why (FATAL with `code`). */
+  async function refuse(
+    client: Socket,
+    a: Asking,
+    denial: DenialClass,
     reason: string,
-    data: Record<string, unknown>,
-    target?: { id: string; name: string },
+    answer: { code: string; message: string },
+    db?: { id: string; name: string },
   ): Promise<void> {
-    await audit
-      .record({
-        type: 'session.rejected',
-        actor: who ? actorOfPrincipal(who) : { kind: 'anonymous' },
-        ...(target ? { target: { kind: 'database', id: target.id, name: target.name } } : {}),
-        success: false,
-        remote_addr: remoteAddr,
-        data: { protocol: 'postgres', ...data, reason },
-      })
-      .catch((err) => logger.warn({ err }, 'db: cannot record a rejection'));
+    await recordDoorRejection(deps, {
+      door: 'db',
+      denial,
+      principal: a.principal,
+      ...(db ? { resource: { kind: 'database', id: db.id, name: db.name } } : {}),
+      remoteAddr: a.remoteAddr,
+      data: {
+        protocol: 'postgres',
+        db_user: a.target.dbUser,
+        ...(a.principal ? { db_name: a.target.dbName } : {}),
+        database: a.target.database,
+      },
+      reason,
+    });
+    client.end(errorResponse({ code: answer.code, message: `gatehouse: ${answer.message}` }));
   }
 
   async function handle(socket: Socket): Promise<void> {
@@ -115,46 +116,54 @@ export function createDbProxy(deps: DbProxyDeps) {
     });
     if (!startup) return;
     const client = startup.socket;
-    const fail = (code: string, message: string) => {
-      client.end(errorResponse({ code, message }));
-    };
     if (deps.requireTls && !startup.tls) {
-      return fail('28000', 'gatehouse: TLS is required (sslmode=require)');
+      client.end(errorResponse({ code: '28000', message: 'gatehouse: TLS is required (sslmode=require)' }));
+      return;
     }
     const target = startup.target;
-    if ('error' in target) return fail('28000', `gatehouse: ${target.error}`);
-
-    const auth = await authenticateClient(startup, deps, remoteAddr);
-    if (!auth.principal) {
-      await rejected(undefined, remoteAddr, auth.reason, { db_user: target.dbUser, database: target.database });
-      return fail('28P01', `gatehouse: ${auth.reason}`);
+    if ('error' in target) {
+      client.end(errorResponse({ code: '28000', message: `gatehouse: ${target.error}` }));
+      return;
     }
-    const principal = auth.principal;
+    const auth = await authenticateClient(startup, deps, remoteAddr);
+    const asking: Asking = { remoteAddr, target, ...(auth.principal ? { principal: auth.principal } : {}) };
+    if (!auth.principal) {
+      return refuse(client, asking, 'authentication', auth.reason, { code: '28P01', message: auth.reason });
+    }
     door.passed(socket); // authenticated: the handshake deadline no longer applies
-    const decision = deps.access.authorize<DatabaseRef>(principal, { kind: 'database', name: target.database }, [
+    const decision = deps.access.authorize<DatabaseRef>(auth.principal, { kind: 'database', name: target.database }, [
       { field: 'db_users', value: target.dbUser },
       { field: 'db_names', value: target.dbName },
     ]);
-    const data = { db_user: target.dbUser, db_name: target.dbName, database: target.database };
     if (!decision.allowed) {
-      await rejected(principal, remoteAddr, decision.reason, data, decision.resource);
-      return fail('28000', `gatehouse: access denied: ${decision.reason}`);
+      const message = `access denied: ${decision.reason}`;
+      return refuse(client, asking, 'access', decision.reason, { code: '28000', message }, decision.resource);
     }
     const db = decision.resource;
     if (db.protocol !== 'postgres') {
-      await rejected(principal, remoteAddr, `${db.name} is not a PostgreSQL database`, data, db);
-      return fail('28000', `gatehouse: ${db.name} is not a PostgreSQL database`);
+      const why = `${db.name} is not a PostgreSQL database`;
+      return refuse(client, asking, 'access', why, { code: '28000', message: why }, db);
     }
+    await connectAndRun(startup, asking as Required<Asking>, db, decision.options);
+  }
 
+  /** Logs in to the database with Gatehouse's credential, then runs the session until either side closes. */
+  async function connectAndRun(
+    startup: ClientStartup,
+    a: Required<Asking>,
+    db: DatabaseRef,
+    options: SessionOptions,
+  ): Promise<void> {
+    const { principal, target, remoteAddr } = a;
+    const client = startup.socket;
     // A read-only session runs as a login without write privileges: only PostgreSQL can hold that
     // line (read-only.ts refuses what it recognises, which is never everything). No such login
     // registered: refused, never run as a user who may write.
-    const readOnly = decision.options.dbReadOnly;
+    const readOnly = options.dbReadOnly;
     const credential = deps.upstreamCredential(db.id, target.dbUser, readOnly ? 'read_only' : 'read_write');
     if (!credential) {
       const why = `${db.name} has no read-only login registered (db.read_only_login), and this session is read-only (role option db_read_only): ask an administrator to register one`;
-      await rejected(principal, remoteAddr, 'no_read_only_login', data, db);
-      return fail('28000', `gatehouse: ${why}`);
+      return refuse(client, a, 'access', 'no_read_only_login', { code: '28000', message: why }, db);
     }
     const { host, port } = splitAddress(db.address);
     let upstream: Awaited<ReturnType<typeof connectUpstream>>;
@@ -181,6 +190,7 @@ export function createDbProxy(deps: DbProxyDeps) {
       });
     } catch (error) {
       const e = error instanceof UpstreamError ? error : new UpstreamError(String(error), 'protocol');
+      deps.metrics?.accessDenials.inc({ door: 'db', reason: 'upstream' });
       await audit
         .record({
           type: 'session.upstream_failed',
@@ -189,7 +199,9 @@ export function createDbProxy(deps: DbProxyDeps) {
           success: false,
           remote_addr: remoteAddr,
           data: {
-            ...data,
+            db_user: target.dbUser,
+            db_name: target.dbName,
+            database: target.database,
             ...(credential.user === target.dbUser ? {} : { upstream_user: credential.user }),
             reason: e.reason,
             detail: e.message,
@@ -198,15 +210,23 @@ export function createDbProxy(deps: DbProxyDeps) {
         })
         .catch((err) => logger.warn({ err }, 'db: cannot record an upstream failure'));
       // The server's own refusal (no such database, role) is what the user needs to read.
-      return fail(e.code ?? '08006', `gatehouse: ${db.name}: ${e.message}`);
+      client.end(errorResponse({ code: e.code ?? '08006', message: `gatehouse: ${db.name}: ${e.message}` }));
+      return;
     }
 
     // Our own key for the client; a cancel request with it reaches this upstream backend.
     const key = { pid: randomInt(1, 2 ** 31 - 1), secret: randomInt(-(2 ** 31), 2 ** 31 - 1) };
     const cancelKey = `${key.pid}:${key.secret}`;
-    cancelKeys.add(cancelKey, { host, port, pid: upstream.pid, secret: upstream.secret });
+    const backend = { host, port, pid: upstream.pid, secret: upstream.secret };
+    cancelKeys.add(cancelKey, backend);
     try {
       await runDbSession({
+        sessions: deps.sessions,
+        recordings: deps.recordings,
+        audit,
+        clock: deps.clock,
+        logger,
+        ...(deps.metrics ? { metrics: deps.metrics } : {}),
         principal,
         database: db,
         dbUser: target.dbUser,
@@ -218,13 +238,9 @@ export function createDbProxy(deps: DbProxyDeps) {
         clientRest: startup.rest,
         upstream,
         key,
-        cancelUpstream: () => void cancelUpstream({ host, port, pid: upstream.pid, secret: upstream.secret }),
-        sessions: deps.sessions,
-        recordings: deps.recordings,
-        audit,
+        cancelUpstream: () => void cancelUpstream(backend),
         queryLog,
-        logger,
-        options: decision.options,
+        options,
         queryMaxLength: deps.queryMaxLength ?? 4096,
       });
     } finally {
@@ -234,16 +250,7 @@ export function createDbProxy(deps: DbProxyDeps) {
 
   return {
     server,
-    async listen(host: string, port: number): Promise<AddressInfo> {
-      await new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(port, host, () => {
-          server.off('error', reject);
-          resolve();
-        });
-      });
-      return server.address() as AddressInfo;
-    },
+    listen: door.listen,
     get connectionCount(): number {
       return sockets.size;
     },
@@ -252,11 +259,10 @@ export function createDbProxy(deps: DbProxyDeps) {
      * open 2 s later (in its startup, or a peer that never closes its side) is cut.
      */
     async close(): Promise<void> {
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      const closing = door.close(2000);
       await new Promise((r) => setTimeout(r, 0));
       for (const s of sockets) s.end();
-      await door.drain(2000);
-      await closed;
+      await closing;
     },
   };
 }

@@ -1,6 +1,7 @@
 // Starts the PostgreSQL proxy for the composition root (server.ts), so its wiring stays one call.
 
 import type { Logger } from 'pino';
+import type { Clock } from '../../lib/clock.js';
 import type { DoorOptions } from '../../net/listener-limits.js';
 import type { Services } from '../../services.js';
 import { createCancelKeys } from './cancel-keys.js';
@@ -15,6 +16,7 @@ export async function startDbProxy(
     loopback: boolean;
     tls?: { cert: Buffer; key: Buffer };
     queryMaxLength: number;
+    clock: Clock;
     logger: Logger;
     door: DoorOptions;
   },
@@ -28,7 +30,9 @@ export async function startDbProxy(
     recordings: services.recordings,
     audit: services.audit,
     upstreamCredential: (id, dbUser, access) => services.resources.dbUpstream(id, dbUser, access),
+    clock: opts.clock,
     logger: opts.logger,
+    ...(services.metrics ? { metrics: services.metrics } : {}),
     ...(opts.tls ? { tls: opts.tls } : {}),
     requireTls: !opts.loopback,
     queryMaxLength: opts.queryMaxLength,

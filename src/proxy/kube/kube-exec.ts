@@ -6,16 +6,10 @@
 // recorded as asciicast, and the exec is a session (listed, terminable, ended by the kill switch).
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { Logger } from 'pino';
 import { type RawData, WebSocket, type WebSocketServer } from 'ws';
-import type { AuditLog } from '../../audit/audit-log.js';
-import { actorOfPrincipal } from '../../auth/principal.js';
-import type { Clock } from '../../lib/clock.js';
-import { newId } from '../../lib/ids.js';
-import type { RecordingService } from '../../recordings/recording-service.js';
-import type { RecordResult, SessionRecording } from '../../recordings/spool.js';
+import type { SessionRecording } from '../../recordings/spool.js';
 import type { KubeUpstream } from '../../resources/kube-upstream.js';
-import { type SessionRegistry, sessionPrincipal } from '../../sessions/session-registry.js';
+import { type DoorKitDeps, type DoorSessionSpec, openDoorSession } from '../common/door-session.js';
 import type { KubeDecision } from './kube-access.js';
 import { type KubeRequestInfo, sendStatusOnSocket } from './kube-request.js';
 import { upstreamHeaders } from './kube-upstream-request.js';
@@ -28,12 +22,7 @@ const RESIZE = 4;
 /** Pause the sending side while this much waits for the receiving one. */
 const HIGH_WATER = 4 * 1024 * 1024;
 
-export interface ExecDeps {
-  sessions: SessionRegistry;
-  recordings: RecordingService;
-  audit: AuditLog;
-  clock: Clock;
-  logger: Logger;
+export interface ExecDeps extends DoorKitDeps {
   wss: WebSocketServer;
 }
 
@@ -122,18 +111,51 @@ export function bridgeExec(
   });
 }
 
+/** The door kit's view of an exec: the Kubernetes user is "as whom", the pod and command its command. */
+function execSpec(
+  client: WebSocket,
+  endBoth: (code: number, reason: string) => void,
+  ctx: { decision: Allowed; info: KubeRequestInfo; command: string; remoteAddr: string },
+): DoorSessionSpec {
+  const { decision, info } = ctx;
+  const { cluster } = decision;
+  const target = `${info.namespace ?? 'default'}/${info.name ?? ''}`;
+  return {
+    kind: 'kube',
+    type: 'exec',
+    principal: decision.principal,
+    resource: { kind: 'kube_cluster', id: cluster.id, name: cluster.name },
+    as: { login: decision.user },
+    command: `${target}: ${ctx.command}`,
+    origin: { remoteAddr: ctx.remoteAddr },
+    options: decision.options,
+    recording: {
+      width: 80,
+      height: 24,
+      title: `${decision.user}@${cluster.name}: ${target}${ctx.command ? ` ${ctx.command}` : ''}`.slice(0, 200),
+    },
+    rejection: { login: decision.user },
+    refuse(message, why) {
+      sendError(client, `gatehouse: ${message}`);
+      endBoth(1000, why === 'recording' ? 'not recorded' : 'not started');
+    },
+    close(message) {
+      if (client.readyState === WebSocket.OPEN) {
+        client.send(Buffer.concat([Buffer.from([STDERR]), Buffer.from(`\r\n${message}\r\n`)]));
+        sendError(client, message);
+      }
+      endBoth(1000, 'terminated');
+    },
+  };
+}
+
 async function runExec(
   deps: ExecDeps,
   client: WebSocket,
   up: WebSocket,
   ctx: { decision: Allowed; info: KubeRequestInfo; command: string; tty: boolean },
 ): Promise<void> {
-  const { decision, info } = ctx;
-  const { principal, cluster } = decision;
   const remoteAddr = (client as unknown as { _socket?: { remoteAddress?: string } })._socket?.remoteAddress ?? '';
-  const id = newId('session', deps.clock());
-  const target = `${info.namespace ?? 'default'}/${info.name ?? ''}`;
-  let recording: SessionRecording | undefined;
   const endBoth = (code: number, reason: string) => {
     if (client.readyState === WebSocket.OPEN) client.close(code, reason);
     if (up.readyState === WebSocket.OPEN) up.close(code, reason);
@@ -147,88 +169,21 @@ async function runExec(
   client.on('close', () => whenRunning(() => clientClosed()));
   up.on('error', () => client.terminate());
   client.on('error', () => up.terminate());
-  try {
-    recording = deps.recordings.begin(id, {
-      width: 80,
-      height: 24,
-      title: `${decision.user}@${cluster.name}: ${target}${ctx.command ? ` ${ctx.command}` : ''}`.slice(0, 200),
-      policy: decision.options.recordSession,
-    });
-  } catch (error) {
-    // Strict recording with no room in the spool: the exec may not run unrecorded.
-    sendError(client, `gatehouse: the session cannot be recorded (${(error as Error).message})`);
-    endBoth(1000, 'not recorded');
-    await deps.audit.record({
-      type: 'session.rejected',
-      actor: actorOfPrincipal(principal),
-      target: { kind: 'kube_cluster', id: cluster.id, name: cluster.name },
-      success: false,
-      remote_addr: remoteAddr,
-      data: { login: decision.user, reason: 'recording_unavailable' },
-    });
-    return;
-  }
-
-  let bytesIn = 0;
-  let bytesOut = 0;
+  const session = await openDoorSession(deps, execSpec(client, endBoth, { ...ctx, remoteAddr }));
+  if (!session) return;
+  const rec = session.recording as SessionRecording;
+  const recordInput = ctx.decision.options.recordInput;
   let exitCode: number | undefined;
-  let terminatedBy: string | undefined;
-  let finished = false;
-  const onRecord = (result: RecordResult) => {
-    if (result === 'end_session') terminate('gatehouse: session ended at the recording limit (record_session: strict)');
-  };
-
-  function terminate(message: string): void {
-    if (terminatedBy || finished) return;
-    terminatedBy = message.replace(/^gatehouse: /, '');
-    if (client.readyState === WebSocket.OPEN) {
-      client.send(Buffer.concat([Buffer.from([STDERR]), Buffer.from(`\r\n${message}\r\n`)]));
-      sendError(client, message);
-    }
-    endBoth(1000, 'terminated');
-  }
-  const ttl = decision.options.maxSessionTtlMs;
-  const ttlTimer =
-    ttl === undefined
-      ? undefined
-      : setTimeout(() => terminate('gatehouse: session ended: max_session_ttl reached'), ttl);
-  ttlTimer?.unref();
-
-  try {
-    await deps.sessions.start(
-      {
-        kind: 'kube',
-        type: 'exec',
-        ...sessionPrincipal(principal),
-        resource: { kind: 'kube_cluster', id: cluster.id, name: cluster.name },
-        login: decision.user,
-        command: `${target}: ${ctx.command}`.slice(0, 4096),
-        remote_addr: remoteAddr,
-        recorded: true,
-      },
-      () => ({ id, bytesIn: () => bytesIn, bytesOut: () => bytesOut, terminate }),
-      id,
-    );
-  } catch (error) {
-    deps.logger.error({ err: error }, 'kube: cannot record the session start');
-    clearTimeout(ttlTimer);
-    await recording.close();
-    sendError(client, 'gatehouse: the session could not be started (the audit trail is unavailable)');
-    endBoth(1000, 'not started');
-    return;
-  }
-  const rec = recording;
-  const recordInput = decision.options.recordInput;
 
   function fromClient(data: Buffer): void {
     const channel = data[0];
     if (channel === STDIN) {
-      bytesIn += data.length - 1;
-      if (recordInput) onRecord(rec.input(data.subarray(1)));
+      session?.touch(data.length - 1, 0);
+      if (recordInput) session?.recorded(rec.input(data.subarray(1)));
     } else if (channel === RESIZE) {
       try {
         const size = JSON.parse(data.subarray(1).toString()) as { Width?: number; Height?: number };
-        if (size.Width && size.Height) onRecord(rec.resize(size.Width, size.Height));
+        if (size.Width && size.Height) session?.recorded(rec.resize(size.Width, size.Height));
       } catch {
         // a malformed resize is the API server's to refuse
       }
@@ -238,8 +193,8 @@ async function runExec(
   function fromUpstream(data: Buffer): void {
     const channel = data[0];
     if (channel === STDOUT || channel === STDERR) {
-      bytesOut += data.length - 1;
-      onRecord(rec.output(data.subarray(1)));
+      session?.touch(0, data.length - 1);
+      session?.recorded(rec.output(data.subarray(1)));
     } else if (channel === ERROR) {
       exitCode = exitCodeOf(data.subarray(1).toString()) ?? exitCode;
     }
@@ -248,30 +203,15 @@ async function runExec(
   function upstreamClosed(code: number): void {
     // 1005 (no code) and 1006 (dropped) may not be sent in a close frame.
     if (client.readyState === WebSocket.OPEN) client.close(code === 1005 || code === 1006 ? 1000 : code);
-    void finish();
+    void session?.end(exitCode === undefined ? {} : { exitCode });
   }
   function clientClosed(): void {
     if (up.readyState === WebSocket.OPEN || up.readyState === WebSocket.CONNECTING) up.close(1000);
-    void finish();
+    void session?.end(exitCode === undefined ? {} : { exitCode });
   }
   const queued = held;
   held = undefined;
   for (const fn of queued) fn();
-
-  async function finish(): Promise<void> {
-    if (finished) return;
-    finished = true;
-    clearTimeout(ttlTimer);
-    await rec.close().catch((err) => deps.logger.error({ err }, 'kube: cannot close a recording'));
-    await deps.sessions
-      .end(id, {
-        bytesIn,
-        bytesOut,
-        ...(exitCode === undefined ? {} : { exitCode }),
-        ...(terminatedBy === undefined ? {} : { reason: terminatedBy, terminated: true }),
-      })
-      .catch((err) => deps.logger.error({ err }, 'kube: cannot record the session end'));
-  }
 }
 
 /** A Failure Status on the error channel: kubectl prints its message and exits non-zero. */

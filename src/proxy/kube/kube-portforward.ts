@@ -8,25 +8,18 @@ import type { IncomingMessage } from 'node:http';
 import { isIP } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { connect } from 'node:tls';
-import type { Logger } from 'pino';
-import type { Clock } from '../../lib/clock.js';
-import { newId } from '../../lib/ids.js';
 import type { KubeUpstream } from '../../resources/kube-upstream.js';
-import { type SessionRegistry, sessionPrincipal } from '../../sessions/session-registry.js';
+import { type DoorKitDeps, type DoorSession, openDoorSession } from '../common/door-session.js';
 import type { KubeDecision } from './kube-access.js';
 import { type KubeRequestInfo, sendStatusOnSocket } from './kube-request.js';
 
 type Allowed = Extract<KubeDecision, { allowed: true }>;
 
-/** The open tunnel as the session registry sees it. */
-export interface OpenTunnel {
-  bytesIn(): number;
-  bytesOut(): number;
-  terminate(message: string): void;
-}
-export type TunnelOutcome = { bytesIn: number; bytesOut: number; terminatedBy?: string };
-/** Makes an open tunnel a live session (its start durable) or throws; resolves with what records its end. */
-export type StartTunnelSession = (tunnel: OpenTunnel) => Promise<(outcome: TunnelOutcome) => Promise<void>>;
+/**
+ * Makes an open tunnel a live session (its start durable), given how to close it; resolves with the
+ * session, or with why it may not open (the client has seen no 101 yet).
+ */
+export type StartTunnelSession = (close: () => void) => Promise<DoorSession | { refused: string; code: number }>;
 
 const DROPPED = /^(host|authorization|impersonate-.*|proxy-.*)$/i;
 
@@ -90,49 +83,32 @@ export function tunnelPortForward(
         resolve(code);
         return;
       }
-      let bytesIn = 0;
-      let bytesOut = 0;
-      let terminatedBy: string | undefined;
-      const terminate = (message: string) => {
-        terminatedBy ??= message.replace(/^gatehouse: /, '');
+      const refused = (code: number, message: string) => {
+        // The tunnel does not open: the client is told instead.
+        up.destroy();
+        opened = false;
+        answered = false;
+        unanswered(code, `gatehouse: ${message}`);
+      };
+      startSession(() => {
         socket.destroy();
         up.destroy();
-      };
-      startSession({ bytesIn: () => bytesIn, bytesOut: () => bytesOut, terminate }).then(
-        (end) => {
-          const ttl = decision.options.maxSessionTtlMs;
-          const ttlTimer =
-            ttl === undefined ? undefined : setTimeout(() => terminate('session ended: max_session_ttl reached'), ttl);
-          ttlTimer?.unref();
-          let ended = false;
-          const finish = () => {
-            if (ended) return;
-            ended = true;
-            clearTimeout(ttlTimer);
-            void end({ bytesIn, bytesOut, ...(terminatedBy ? { terminatedBy } : {}) });
-          };
+      }).then(
+        (started) => {
+          if ('refused' in started) return refused(started.code, started.refused);
+          const finish = () => void started.end();
           socket.once('close', finish);
           up.once('close', finish);
           // Ended (or left) while its start was being written: nothing flows, the end is recorded.
           if (socket.destroyed || up.destroyed) finish();
           else {
             join(first);
-            socket.on('data', (c: Buffer) => {
-              bytesIn += c.length;
-            });
-            up.on('data', (c: Buffer) => {
-              bytesOut += c.length;
-            });
+            socket.on('data', (c: Buffer) => started.touch(c.length, 0));
+            up.on('data', (c: Buffer) => started.touch(0, c.length));
           }
           resolve(101);
         },
-        () => {
-          // The start could not be made durable: the tunnel does not open (the client has seen no 101).
-          up.destroy();
-          opened = false;
-          answered = false;
-          unanswered(503, 'gatehouse: the session could not be started (the audit trail is unavailable)');
-        },
+        () => refused(503, 'the session could not be started (the audit trail is unavailable)'),
       );
     });
     up.on('error', (err) => {
@@ -152,40 +128,31 @@ export function tunnelPortForward(
   });
 }
 
-/** The session registry's side of a tunnel: a `kube` session of type `port_forward`, not recorded. */
+/** The door kit's side of a tunnel: a `kube` session of type `port_forward`, not recorded. */
 export function portForwardSession(
-  deps: { sessions: SessionRegistry; clock: Clock; logger: Logger },
+  deps: DoorKitDeps,
   decision: Allowed,
   info: KubeRequestInfo,
   remoteAddr: string,
 ): StartTunnelSession {
   const { principal, cluster } = decision;
-  return async (tunnel) => {
-    const id = newId('session', deps.clock());
-    await deps.sessions.start(
-      {
-        kind: 'kube',
-        type: 'port_forward',
-        ...sessionPrincipal(principal),
-        resource: { kind: 'kube_cluster', id: cluster.id, name: cluster.name },
-        login: decision.user,
-        command: `${info.namespace ?? 'default'}/${info.name ?? ''}: port-forward`.slice(0, 4096),
-        remote_addr: remoteAddr,
-        recorded: false,
+  return async (close) => {
+    let refusal: { refused: string; code: number } | undefined;
+    const session = await openDoorSession(deps, {
+      kind: 'kube',
+      type: 'port_forward',
+      principal,
+      resource: { kind: 'kube_cluster', id: cluster.id, name: cluster.name },
+      as: { login: decision.user },
+      command: `${info.namespace ?? 'default'}/${info.name ?? ''}: port-forward`,
+      origin: { remoteAddr },
+      options: decision.options,
+      rejection: { login: decision.user },
+      refuse: (message, why) => {
+        refusal = { refused: message, code: why === 'revoked' ? 403 : 503 };
       },
-      () => ({ id, ...tunnel }),
-      id,
-    );
-    return (outcome) =>
-      deps.sessions
-        .end(id, {
-          bytesIn: outcome.bytesIn,
-          bytesOut: outcome.bytesOut,
-          ...(outcome.terminatedBy === undefined ? {} : { reason: outcome.terminatedBy, terminated: true }),
-        })
-        .then(
-          () => undefined,
-          (err) => deps.logger.error({ err }, 'kube: cannot record the session end'),
-        );
+      close,
+    });
+    return session ?? refusal ?? { refused: 'the session could not be started', code: 503 };
   };
 }

@@ -8,17 +8,14 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
-import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import type { Logger } from 'pino';
 import { WebSocketServer } from 'ws';
-import type { AuditLog, EventInput } from '../../audit/audit-log.js';
+import type { EventInput } from '../../audit/audit-log.js';
 import { actorOfPrincipal } from '../../auth/principal.js';
-import type { Clock } from '../../lib/clock.js';
-import { type DoorOptions, guardListener } from '../../net/listener-limits.js';
-import type { RecordingService } from '../../recordings/recording-service.js';
+import type { DoorOptions } from '../../net/listener-limits.js';
 import type { KubeUpstream } from '../../resources/kube-upstream.js';
-import type { SessionRegistry } from '../../sessions/session-registry.js';
+import { doorListener } from '../common/door-listener.js';
+import { type DoorKitDeps, noteDoorRefusal } from '../common/door-session.js';
 import { describeKubeRequest, impersonationHeaders, type KubeAccess, type KubeDecision } from './kube-access.js';
 import { readCreateBody } from './kube-create-name.js';
 import { bridgeExec } from './kube-exec.js';
@@ -29,15 +26,10 @@ import { createKubeRequestLog } from './kube-request-log.js';
 import { createKubeScopes } from './kube-scope.js';
 import { forward } from './kube-upstream-request.js';
 
-export interface KubeProxyDeps {
+export interface KubeProxyDeps extends DoorKitDeps {
   tls: { cert: string; key: string };
   access: KubeAccess;
   upstream(clusterId: string): KubeUpstream | undefined;
-  sessions: SessionRegistry;
-  recordings: RecordingService;
-  audit: AuditLog;
-  clock: Clock;
-  logger: Logger;
   /** Caps and the handshake deadline of the listener (TLS handshake and first request in time). */
   door: DoorOptions;
 }
@@ -116,10 +108,19 @@ export function createKubeProxy(deps: KubeProxyDeps) {
         ...(reason ? { reason } : {}),
       },
     };
+    deps.metrics?.kubeRequests.inc({ verb: info.verb });
     if (decision.allowed && !reason) {
       answeredLog.add(event);
       return Promise.resolve();
     }
+    noteDoorRefusal(deps, {
+      door: 'kube',
+      denial: code === 401 ? 'authentication' : 'access',
+      principal,
+      ...(cluster ? { resource: { kind: 'kube_cluster', id: cluster.id, name: cluster.name } } : {}),
+      remoteAddr: event.remote_addr ?? '',
+      reason: reason ?? `answered ${code}`,
+    });
     return audit.record(event);
   }
 
@@ -141,6 +142,10 @@ export function createKubeProxy(deps: KubeProxyDeps) {
     if (!decision.allowed) {
       if (decision.code !== 401 || decision.principal)
         await recordRequest(req, routed, decision, decision.code, startedAt, decision.reason);
+      else {
+        const remoteAddr = req.socket.remoteAddress ?? '';
+        noteDoorRefusal(deps, { door: 'kube', denial: 'authentication', remoteAddr, reason: decision.reason });
+      }
       return { ok: false, code: decision.code, message: decision.reason };
     }
     const refuse = async (message: string) => {
@@ -276,12 +281,7 @@ export function createKubeProxy(deps: KubeProxyDeps) {
     });
   });
   // Before any other 'connection' listener, so a refused socket never starts a TLS handshake.
-  const door = guardListener(server, {
-    name: 'kube',
-    descriptorsPerConnection: 2,
-    warn: (message) => logger.warn(message),
-    ...deps.door,
-  });
+  const door = doorListener(server, { name: 'kube', logger, door: deps.door, metrics: deps.metrics });
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     door.passed(req.socket);
     onUpgrade(req, socket, head).catch((err) => {
@@ -297,12 +297,7 @@ export function createKubeProxy(deps: KubeProxyDeps) {
   return {
     server,
     discoveryRequests: (clusterId: string) => discoveryCount.get(clusterId) ?? 0,
-    listen(host: string, port: number): Promise<AddressInfo> {
-      return new Promise((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(port, host, () => resolve(server.address() as AddressInfo));
-      });
-    },
+    listen: door.listen,
     /**
      * Ends every request, watch and exec at once. Node's HTTP server knows only connections past
      * their TLS handshake and not upgraded, so the door cuts the rest (a socket still in its
@@ -311,9 +306,7 @@ export function createKubeProxy(deps: KubeProxyDeps) {
     async close(): Promise<void> {
       for (const client of wss.clients) client.terminate();
       server.closeAllConnections();
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      await door.drain(1000);
-      await closed;
+      await door.close(1000);
       await answeredLog.flush();
     },
   };

@@ -37,6 +37,7 @@ export async function startKubeProxy(
     clock: opts.clock,
     logger: opts.logger,
     door: opts.door,
+    ...(services.metrics ? { metrics: services.metrics } : {}),
   });
   const bound = await proxy.listen(host, Number(m[3]));
   const hostInUrl = host.includes(':') ? `[${host}]` : host;

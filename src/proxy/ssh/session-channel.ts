@@ -8,17 +8,11 @@ import type { Client, ClientChannel, PseudoTtyOptions, ServerChannel } from 'ssh
 import type { AuditLog } from '../../audit/audit-log.js';
 import { actorOfPrincipal, type Principal } from '../../auth/principal.js';
 import type { Clock } from '../../lib/clock.js';
-import { newId } from '../../lib/ids.js';
 import type { Metrics } from '../../observability/metrics.js';
 import type { SessionOptions } from '../../rbac/policy.js';
 import type { RecordingService } from '../../recordings/recording-service.js';
-import type { RecordResult, SessionRecording } from '../../recordings/spool.js';
-import {
-  SessionRefused,
-  type SessionRegistry,
-  type SessionType,
-  sessionPrincipal,
-} from '../../sessions/session-registry.js';
+import type { SessionRegistry, SessionType } from '../../sessions/session-registry.js';
+import { admitDoorSession, type DoorSession, type DoorSessionSpec, openDoorSession } from '../common/door-session.js';
 import type { ServerRef } from './access.js';
 import { watchSftp } from './sftp-metadata.js';
 
@@ -91,6 +85,34 @@ function pump(from: Readable, to: Writable, tap: (chunk: Buffer) => void): void 
   });
 }
 
+/** Tells the user why, on their terminal, and ends the channel. */
+export function refuseChannel(channel: ServerChannel, message: string): void {
+  channel.stderr.write(`gatehouse: ${message}\r\n`);
+  channel.exit(1);
+  channel.end();
+  channel.resume(); // nobody reads it: drained, its close is emitted (ssh2 waits for its end)
+}
+
+/** The door kit's view of an SSH session: the login is "as whom", the command stays out of the log. */
+export function sshSessionSpec(
+  ctx: Omit<SessionContext, 'sessions' | 'recordings' | 'audit' | 'clock' | 'logger' | 'metrics'>,
+  s: Pick<DoorSessionSpec, 'type' | 'command' | 'recording' | 'refuse' | 'close'> & {
+    rejection?: Record<string, unknown>;
+  },
+): DoorSessionSpec {
+  const { rejection, ...rest } = s;
+  return {
+    kind: 'ssh',
+    principal: ctx.principal,
+    resource: { kind: 'server', id: ctx.server.id, name: ctx.server.name },
+    as: { login: ctx.login },
+    origin: { remoteAddr: ctx.remoteAddr },
+    options: ctx.options,
+    rejection: { login: ctx.login, ...rejection },
+    ...rest,
+  };
+}
+
 /**
  * Opens the target's channel, starts the session record and the recording, and bridges until either
  * side closes. Resolves once the session is running (or refused, in which case the user was told why).
@@ -101,141 +123,57 @@ export async function runSession(
   channel: ServerChannel,
   request: SessionRequest,
 ): Promise<RunningSession | undefined> {
-  const { sessions, recordings, audit, principal, server } = ctx;
-  const refuse = (message: string) => {
-    channel.stderr.write(`gatehouse: ${message}\r\n`);
-    channel.exit(1);
-    channel.end();
-    channel.resume(); // nobody reads it: drained, its close is emitted (ssh2 waits for its end)
-  };
-  const recorded = request.type !== 'subsystem';
-  const input = {
-    kind: 'ssh' as const,
+  const { audit, principal, server } = ctx;
+  let up: ClientChannel | undefined;
+  const spec = sshSessionSpec(ctx, {
     type: request.type,
-    ...sessionPrincipal(principal),
-    resource: { kind: 'server' as const, id: server.id, name: server.name },
-    login: ctx.login,
-    ...(request.command === undefined ? {} : { command: request.command.slice(0, 4096) }),
-    remote_addr: ctx.remoteAddr,
-    recorded,
-  };
-  /** The connection authenticated earlier; what allowed it has changed since (sessions/session-guard.ts). */
-  const refused = async (error: SessionRefused) => {
-    await audit
-      .record({
-        type: 'session.rejected',
-        actor: actorOfPrincipal(principal),
-        target: { kind: 'server', id: server.id, name: server.name },
-        success: false,
-        remote_addr: ctx.remoteAddr,
-        data: { login: ctx.login, reason: error.reason, detail: error.detail },
-      })
-      .catch((err) => ctx.logger.warn({ err }, 'ssh: cannot record a rejection'));
-    refuse(`access denied: ${error.detail}`);
-  };
-
+    ...(request.command === undefined ? {} : { command: request.command }),
+    ...(request.type === 'subsystem'
+      ? {}
+      : {
+          recording: {
+            width: request.pty?.cols || 80,
+            height: request.pty?.rows || 24,
+            title: `${ctx.login}@${server.name}${request.command ? `: ${request.command}` : ''}`.slice(0, 200),
+            ...(request.pty?.term ? { env: { TERM: request.pty.term } } : {}),
+          },
+        }),
+    refuse: (message) => {
+      up?.close();
+      refuseChannel(channel, message);
+    },
+    close: (message) => {
+      try {
+        channel.stderr.write(`\r\n${message}\r\n`);
+      } catch {
+        // the user's side may already be gone
+      }
+      up?.close();
+      channel.close();
+    },
+  });
   // Asked before the target sees the request: opening an exec channel already runs its command.
-  try {
-    sessions.admit(input);
-  } catch (error) {
-    if (!(error instanceof SessionRefused)) throw error;
-    await refused(error);
-    return undefined;
-  }
-  let up: ClientChannel;
+  if (!(await admitDoorSession(ctx, spec))) return undefined;
   try {
     up = await openUpstream(upstream, request);
   } catch (error) {
-    refuse(`${server.name} refused the ${request.type}: ${(error as Error).message}`);
+    refuseChannel(channel, `${server.name} refused the ${request.type}: ${(error as Error).message}`);
     return undefined;
   }
-
-  const id = newId('session', ctx.clock());
-  let recording: SessionRecording | undefined;
-  if (recorded) {
-    try {
-      recording = recordings.begin(id, {
-        width: request.pty?.cols || 80,
-        height: request.pty?.rows || 24,
-        title: `${ctx.login}@${server.name}${request.command ? `: ${request.command}` : ''}`.slice(0, 200),
-        ...(request.pty?.term ? { env: { TERM: request.pty.term } } : {}),
-        policy: ctx.options.recordSession,
-      });
-    } catch (error) {
-      // Strict recording with no room in the spool: the session may not run unrecorded.
-      up.close();
-      refuse(`the session cannot be recorded (${(error as Error).message})`);
-      await audit.record({
-        type: 'session.rejected',
-        actor: actorOfPrincipal(principal),
-        target: { kind: 'server', id: server.id, name: server.name },
-        success: false,
-        remote_addr: ctx.remoteAddr,
-        data: { login: ctx.login, reason: 'recording_unavailable' },
-      });
-      return undefined;
-    }
-  }
-
-  let bytesIn = 0;
-  let bytesOut = 0;
-  let exitCode: number | null | undefined;
-  let exitSignal: string | undefined;
-  let terminatedBy: string | undefined;
-  let finished = false;
-  const startedAt = ctx.clock();
-
-  const onRecord = (result: RecordResult) => {
-    if (result === 'end_session' && !terminatedBy)
-      terminate('gatehouse: session ended at the recording limit (record_session: strict)');
-  };
-
-  function terminate(message: string): void {
-    if (terminatedBy || finished) return;
-    terminatedBy = message.replace(/^gatehouse: /, '');
-    try {
-      channel.stderr.write(`\r\n${message}\r\n`);
-    } catch {
-      // the user's side may already be gone
-    }
-    up.close();
-    channel.close();
-  }
-
-  const ttlTimer =
-    ctx.options.maxSessionTtlMs === undefined
-      ? undefined
-      : setTimeout(() => {
-          terminate('gatehouse: session ended: max_session_ttl reached');
-        }, ctx.options.maxSessionTtlMs);
-  ttlTimer?.unref();
-
-  try {
-    // Asked again: what allowed it may have gone while the target opened the channel.
-    await sessions.start(input, () => ({ id, bytesIn: () => bytesIn, bytesOut: () => bytesOut, terminate }), id);
-  } catch (error) {
-    clearTimeout(ttlTimer);
-    up.close();
-    await recording?.close();
-    if (error instanceof SessionRefused) {
-      await refused(error);
-      return undefined;
-    }
-    ctx.logger.error({ err: error }, 'ssh: cannot record the session start');
-    refuse('the session could not be started (the audit trail is unavailable)');
-    return undefined;
-  }
+  // Asked again: what allowed it may have gone while the target opened the channel.
+  const session = await openDoorSession(ctx, spec);
+  if (!session) return undefined;
+  const target = { kind: 'server' as const, id: server.id, name: server.name };
   if (request.type === 'exec') {
     await audit.record({
       type: 'session.command',
       actor: actorOfPrincipal(principal),
-      target: { kind: 'server', id: server.id, name: server.name },
-      session_id: id,
+      target,
+      session_id: session.id,
       remote_addr: ctx.remoteAddr,
       data: { login: ctx.login, command: (request.command ?? '').slice(0, 4096) },
     });
   }
-
   const sftp =
     request.type === 'subsystem' && request.command === 'sftp'
       ? watchSftp((transfer) => {
@@ -243,29 +181,53 @@ export async function runSession(
             .record({
               type: 'session.file_transfer',
               actor: actorOfPrincipal(principal),
-              target: { kind: 'server', id: server.id, name: server.name },
-              session_id: id,
+              target,
+              session_id: session.id,
               remote_addr: ctx.remoteAddr,
               data: { login: ctx.login, ...transfer },
             })
             .catch((err) => ctx.logger.warn({ err }, 'ssh: cannot record a file transfer'));
         })
       : undefined;
+  bridge(channel, up, session, ctx.options.recordInput, sftp);
+  const opened = up;
+  return {
+    resize(pty) {
+      if (session.ended) return;
+      opened.setWindow(pty.rows, pty.cols, pty.height, pty.width);
+      if (session.recording) session.recorded(session.recording.resize(pty.cols, pty.rows));
+    },
+    signal(name) {
+      if (!session.ended) opened.signal(name);
+    },
+    terminate: session.terminate,
+  };
+}
 
-  const recordInput = ctx.options.recordInput && recording !== undefined;
+/** Bytes both ways with backpressure, recorded; the exit status and the user's EOF passed on. */
+function bridge(
+  channel: ServerChannel,
+  up: ClientChannel,
+  session: DoorSession,
+  recordInput: boolean,
+  sftp: ReturnType<typeof watchSftp> | undefined,
+): void {
+  const { recording } = session;
+  let exitCode: number | null | undefined;
+  let exitSignal: string | undefined;
   pump(channel, up, (chunk) => {
-    bytesIn += chunk.length;
-    if (recordInput) onRecord((recording as SessionRecording).input(chunk));
+    session.touch(chunk.length, 0);
+    if (recordInput && recording) session.recorded(recording.input(chunk));
     sftp?.fromClient(chunk);
   });
   pump(up, channel, (chunk) => {
-    bytesOut += chunk.length;
-    if (recording) onRecord(recording.output(chunk));
+    session.touch(0, chunk.length);
+    if (recording) session.recorded(recording.output(chunk));
     sftp?.fromServer(chunk);
   });
   pump(up.stderr, channel.stderr, (chunk) => {
-    bytesOut += chunk.length;
-    if (recording) onRecord(recording.output(chunk));
+    session.touch(0, chunk.length);
+    if (recording) session.recorded(recording.output(chunk));
   });
   // The user's EOF (end of stdin) goes on to the target, which is how `cat > file` finishes.
   channel.on('end', () => up.end());
@@ -273,8 +235,12 @@ export async function runSession(
     if (typeof code === 'number') exitCode = code;
     else if (signal) exitSignal = signal;
   });
+  const finish = () => {
+    sftp?.close();
+    void session.end(exitCode === undefined ? {} : { exitCode });
+  };
   up.on('close', () => {
-    if (terminatedBy) channel.close();
+    if (session.terminatedBy !== undefined) channel.close();
     else {
       try {
         if (typeof exitCode === 'number') channel.exit(exitCode);
@@ -289,39 +255,10 @@ export async function runSession(
       if (channel.writableFinished) channel.close();
       else channel.once('finish', () => channel.close());
     }
-    void finish();
+    finish();
   });
   channel.on('close', () => {
     up.close();
-    void finish();
+    finish();
   });
-
-  async function finish(): Promise<void> {
-    if (finished) return;
-    finished = true;
-    clearTimeout(ttlTimer);
-    sftp?.close();
-    await recording?.close().catch((err) => ctx.logger.error({ err }, 'ssh: cannot close a recording'));
-    ctx.metrics?.sessionDuration.observe({ kind: 'ssh' }, (ctx.clock() - startedAt) / 1000);
-    await sessions
-      .end(id, {
-        bytesIn,
-        bytesOut,
-        ...(exitCode === undefined ? {} : { exitCode }),
-        ...(terminatedBy === undefined ? {} : { reason: terminatedBy, terminated: true }),
-      })
-      .catch((err) => ctx.logger.error({ err }, 'ssh: cannot record the session end'));
-  }
-
-  return {
-    resize(pty) {
-      if (finished) return;
-      up.setWindow(pty.rows, pty.cols, pty.height, pty.width);
-      if (recording) onRecord(recording.resize(pty.cols, pty.rows));
-    },
-    signal(name) {
-      if (!finished) up.signal(name);
-    },
-    terminate,
-  };
 }
