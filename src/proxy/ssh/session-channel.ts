@@ -3,16 +3,17 @@
 // Bytes flow with backpressure both ways; the exit status reaches the user; a termination (API, kill
 // switch, TTL, strict recording limit) tells the user why and closes the recording properly.
 import type { Readable, Writable } from 'node:stream';
-import type { Logger } from 'pino';
 import type { Client, ClientChannel, PseudoTtyOptions, ServerChannel } from 'ssh2';
-import type { AuditLog } from '../../audit/audit-log.js';
 import { actorOfPrincipal, type Principal } from '../../auth/principal.js';
-import type { Clock } from '../../lib/clock.js';
-import type { Metrics } from '../../observability/metrics.js';
 import type { SessionOptions } from '../../rbac/policy.js';
-import type { RecordingService } from '../../recordings/recording-service.js';
-import type { SessionRegistry, SessionType } from '../../sessions/session-registry.js';
-import { admitDoorSession, type DoorSession, type DoorSessionSpec, openDoorSession } from '../common/door-session.js';
+import type { SessionType } from '../../sessions/session-registry.js';
+import {
+  admitDoorSession,
+  type DoorKitDeps,
+  type DoorSession,
+  type DoorSessionSpec,
+  openDoorSession,
+} from '../common/door-session.js';
 import type { ServerRef } from './access.js';
 import { watchSftp } from './sftp-metadata.js';
 
@@ -33,18 +34,13 @@ export interface SessionRequest {
   env: Record<string, string>;
 }
 
-export interface SessionContext {
+/** A session's who, where and as whom, with what the door kit needs. */
+export interface SessionContext extends DoorKitDeps {
   principal: Principal;
   server: ServerRef;
   login: string;
   options: SessionOptions;
   remoteAddr: string;
-  sessions: SessionRegistry;
-  recordings: RecordingService;
-  audit: AuditLog;
-  clock: Clock;
-  logger: Logger;
-  metrics?: Metrics;
 }
 
 /** The live half the connection keeps, to forward window changes and signals. */
