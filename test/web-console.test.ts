@@ -194,6 +194,16 @@ describe('console files', () => {
     assert.equal((await fetch(`${gh.webUrl}/.vite/manifest.json`)).status, 404);
   });
 
+  test('every page names its icon, served from the console files, so browsers stop asking for /favicon.ico', async () => {
+    const html = await (await fetch(`${gh.webUrl}/resources`)).text();
+    const href = html.match(/<link rel="icon" type="image\/svg\+xml" href="([^"]+)"/)?.[1];
+    assert.match(href ?? '', /^\/assets\/favicon-[\w-]+\.svg$/, html.slice(0, 400));
+    const icon = await fetch(`${gh.webUrl}${href}`);
+    assert.equal(icon.status, 200);
+    assert.equal(icon.headers.get('content-type'), 'image/svg+xml');
+    assert.match(await icon.text(), /^<svg /);
+  });
+
   test('the auth listener serves no console', async () => {
     assert.equal((await fetch(`${gh.url}/`)).status, 404);
     assert.equal((await fetch(`${gh.url}/webapi/session`)).status, 404);
