@@ -437,6 +437,7 @@ export async function startGatehouse(
         tokens: services.tokens,
         tickets: services.tickets,
         findKeyOwner: (blob) => services.sshKeys.findPrincipalByKey(blob),
+        certificates: services.loginCertificates,
         upstreamKey: (id) => services.resources.upstreamKey(id),
         issueCertificate: (o) => services.userCa.issue({ ...o, ttlSeconds: 300 }).privateKey,
         checkHostKey: (id, key) => services.resources.pinHostKey(id, key),

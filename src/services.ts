@@ -45,9 +45,10 @@ import { createSessionGuard, type SessionGuard } from './sessions/session-guard.
 import { createSessionRegistry, type SessionRegistry } from './sessions/session-registry.js';
 import { createSessionService, type SessionService } from './sessions/session-service.js';
 import { createTicketService, type TicketService } from './sessions/tickets.js';
+import { createLoginCertificates, type LoginCertificates } from './ssh-keys/login-certificates.js';
 import { createSshKeyService, type SshKeyService } from './ssh-keys/ssh-key-service.js';
 import type { UserCa } from './ssh-keys/user-ca.js';
-import { ensureUserCa } from './ssh-keys/user-ca-store.js';
+import { CLIENT_CA, ensureUserCa } from './ssh-keys/user-ca-store.js';
 import { createUserService, type UserService } from './users/user-service.js';
 import { createWebhookDispatcher, dispatcherOptionsFrom, type WebhookDispatcher } from './webhooks/dispatcher.js';
 import { webhookKeys } from './webhooks/records.js';
@@ -90,6 +91,8 @@ export interface Services extends AgentServices, AgentBasics {
   apps: Apps;
   /** Signs short-lived user certificates for upstream logins (targets trust GET /v1/auth/ssh-ca). */
   userCa: UserCa;
+  /** SSH certificates for logins (gatehouse login), signed by the client CA; the SSH proxy accepts them. */
+  loginCertificates: LoginCertificates;
   /** The Kubernetes proxy's CA, the cluster's one (kube-ca-store.ts). */
   kubeCa: KubeCa;
   /** Spool, upload completer and object store of session recordings; not running until start(). */
@@ -307,6 +310,11 @@ export async function createServices(deps: {
       tokenTtlMs: parseDuration(config.tokens.access_ttl) as number,
     }),
     userCa: await ensureUserCa({ state, box, clock }),
+    loginCertificates: createLoginCertificates({
+      ca: await ensureUserCa({ state, box, clock }, CLIENT_CA),
+      tokens,
+      clock,
+    }),
     // A proxy that reaches the stores through auth may not write secrets: it reads the auth tier's CA.
     kubeCa: await ensureKubeCa({
       state,

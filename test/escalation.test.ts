@@ -232,6 +232,7 @@ const DECLARED: Record<string, string[]> = {
   'POST /v1/sessions': ['self'],
   // A launch code opens an app the caller may already reach, as the caller.
   'POST /v1/apps/launch': ['self'],
+  'POST /v1/ssh/certificates': ['self'],
   'DELETE /v1/sessions/:id': [],
   // A proxy identity is no principal's right: only holders of cluster:create make join tokens.
   'POST /v1/cluster/join-tokens': [],

@@ -47,6 +47,8 @@ async function walk(): Promise<void> {
   await call('DELETE', '/v1/auth/revoke', { body: { token: login.access_token } });
   await call('GET', '/v1/auth/ssh-ca');
   await call('GET', '/v1/auth/whoami');
+  await call('POST', '/v1/ssh/certificates', { body: { public_key: generateEd25519().public } });
+  await call('POST', '/v1/ssh/certificates', { body: { public_key: 'ssh-rsa AAAA' } });
   await call('GET', '/.well-known/jwks.json', { token: null });
   await call('GET', '/healthz', { token: null });
   await call('GET', '/healthz?verbose=1', { token: null });

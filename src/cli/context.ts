@@ -33,6 +33,8 @@ export interface CliContext {
   profile(): Profile;
   /** The SDK with the profile's login. */
   client(): { gh: Gatehouse; profile: Profile };
+  /** Set by a command that passes on another program's exit status (ssh, psql). */
+  exitCode: number;
 }
 
 export function createContext(
@@ -65,6 +67,7 @@ export function createContext(
     profileName,
     print,
     profile,
+    exitCode: 0,
     client() {
       if (client) return client;
       const p = profile();

@@ -3,9 +3,10 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { createGatehouse, GatehouseProblem } from '../sdk/index.js';
-import { type CliContext, CliError, type Runner } from './context.js';
+import { type CliContext, CliError, failure, type Runner } from './context.js';
 import { deleteProfile, type Profile, writeProfile } from './profile.js';
 import { readSecret } from './secret-prompt.js';
+import { freshCertificate, newKeyPair } from './ssh.js';
 
 /** The proxy's base URL as given (scheme required; a trailing slash dropped). */
 function proxyUrl(value: string): string {
@@ -59,6 +60,12 @@ export function registerLoginCommands(program: Command, run: Runner): void {
           tokens,
         };
         writeProfile(ctx.home, ctx.profileName, profile);
+        // A key pair of this login's own, certified for the SSH proxy (gatehouse ssh); not fatal if refused.
+        newKeyPair(ctx);
+        const ssh = await freshCertificate(ctx).then(
+          () => 'certificate for gatehouse ssh',
+          (e: unknown) => `none (${failure(e).line})`,
+        );
         ctx.print.item(
           { proxy, ...profile.principal, roles: me.roles, expires_at: me.expires_at },
           {
@@ -66,6 +73,7 @@ export function registerLoginCommands(program: Command, run: Runner): void {
             As: `${me.kind} ${me.name}`,
             Roles: me.roles,
             Until: new Date(tokens.refresh_expires_at ?? tokens.expires_at).toISOString(),
+            SSH: ssh,
           },
         );
       }),

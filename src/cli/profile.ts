@@ -23,7 +23,7 @@ export interface Profile {
   login?: string;
   tokens: Tokens;
   /** The SSH certificate of this login, when one was issued (ssh.ts). */
-  ssh?: { certificate: string; valid_before: number };
+  ssh?: { valid_before: number; proxy?: { host: string; port: number } };
 }
 
 export const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;

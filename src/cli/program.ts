@@ -9,6 +9,7 @@ import { createContext, failure, type GlobalOptions, type Runner } from './conte
 import { FORMATS } from './format.js';
 import { registerLoginCommands } from './login.js';
 import { type Output, processOutput } from './output.js';
+import { registerSshCommands } from './ssh.js';
 import { registerViewCommands } from './views.js';
 
 const VERSION = (
@@ -67,6 +68,7 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
       try {
         const ctx = createContext(command.optsWithGlobals() as GlobalOptions, io);
         await action(ctx, ...(args as never[]));
+        if (ctx.exitCode !== 0) setExit(ctx.exitCode);
       } catch (error) {
         const { line, code } = failure(error);
         io.out.stderr(`gatehouse: ${line}\n`);
@@ -94,6 +96,7 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
     program.command(name).description(summary).helpOption(false).allowUnknownOption().allowExcessArguments();
   }
   registerLoginCommands(program, run);
+  registerSshCommands(program, run);
   registerViewCommands(program, run);
   registerClusterCommands(program, run);
   // Every subcommand answers errors and help the way the program does.

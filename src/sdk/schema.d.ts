@@ -7897,6 +7897,113 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/ssh/certificates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Certify your SSH public key for the SSH proxy: valid while your access token is (at most), refused once your login ends */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Your own ssh-ed25519 public key line (the private key never leaves you) */
+                        public_key: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description OpenSSH certificate line, for ssh -o CertificateFile= */
+                            certificate: string;
+                            /** @description Names the login and the token it is bound to */
+                            key_id: string;
+                            /** Format: date-time */
+                            valid_after: string;
+                            /**
+                             * Format: date-time
+                             * @description No later than the access token that asked
+                             */
+                            valid_before: string;
+                            /** @description Where to connect with it */
+                            ssh_proxy?: {
+                                host: string;
+                                port: number;
+                            };
+                        };
+                    };
+                };
+                /** @description Not authenticated: no token, or one that is invalid, expired or revoked (problem+json) */
+                401: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limited (an agent over its limit, or too many failed logins): wait Retry-After seconds */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/apps/launch": {
         parameters: {
             query?: never;

@@ -5,8 +5,23 @@ import { type Clock, isoTime } from '../lib/clock.js';
 import type { SecretBox } from '../lib/secret-box.js';
 import { createUserCa, generateUserCaKey, type UserCa } from './user-ca.js';
 
-const KEY = 'secrets/ssh-user-ca';
-const CONTEXT = 'ssh-user-ca';
+/** Which CA: the user CA targets trust, or the client CA whose certificates only the SSH proxy accepts. */
+export interface CaSlot {
+  key: string;
+  context: string;
+  comment: string;
+}
+export const USER_CA: CaSlot = { key: 'secrets/ssh-user-ca', context: 'ssh-user-ca', comment: 'gatehouse-user-ca' };
+/**
+ * A CA of its own for `gatehouse login`'s certificates: were they signed by the user CA, a target that
+ * trusts it (TrustedUserCAKeys) would let their holders in directly, past the proxy, its checks and
+ * its recording. No target is ever told to trust this one.
+ */
+export const CLIENT_CA: CaSlot = {
+  key: 'secrets/ssh-client-ca',
+  context: 'ssh-client-ca',
+  comment: 'gatehouse-client-ca',
+};
 
 interface UserCaRecord {
   public_key: string;
@@ -14,10 +29,14 @@ interface UserCaRecord {
   created_at: string;
 }
 
-export async function ensureUserCa(deps: { state: StateStore; box: SecretBox; clock: Clock }): Promise<UserCa> {
+export async function ensureUserCa(
+  deps: { state: StateStore; box: SecretBox; clock: Clock },
+  slot: CaSlot = USER_CA,
+): Promise<UserCa> {
+  const { key: KEY, context: CONTEXT } = slot;
   let record = deps.state.get<UserCaRecord>(KEY)?.value;
   if (!record) {
-    const privateKey = generateUserCaKey();
+    const privateKey = generateUserCaKey(slot.comment);
     const ca = createUserCa(privateKey);
     const fresh: UserCaRecord = {
       public_key: ca.publicKey,

@@ -42,6 +42,8 @@ export const MAX_TTL_SECONDS = 24 * 3600;
 export interface IssueOptions {
   /** The target account: the certificate's only principal, and the username to log in with. */
   login: string;
+  /** The certificate's principal when it is not a login (a client certificate names its holder). */
+  principal?: string;
   /** Shown by sshd in its log ("Accepted certificate ID …"): name the Gatehouse session and principal. */
   keyId: string;
   ttlSeconds: number;
@@ -80,7 +82,14 @@ export interface IssuedCertificate {
 export interface UserCa {
   /** OpenSSH public-key line for the target's TrustedUserCAKeys file. */
   publicKey: string;
+  /** The CA's public key in wire format (what a certificate names as its signature key). */
+  publicBlob: Buffer;
   issue(opts: IssueOptions): IssuedCertificate;
+  /** A certificate for a key someone else holds (an ed25519 public key in wire format). */
+  certify(
+    publicKeyBlob: Buffer,
+    opts: IssueOptions,
+  ): { certificate: string; blob: Buffer; serial: bigint; validAfter: Date; validBefore: Date };
 }
 
 /** A new ed25519 CA key as OpenSSH private-key text (what createUserCa reads). */
@@ -112,44 +121,64 @@ export function createUserCa(caPrivateKeyOpenSsh: string, passphrase?: string): 
       if (userPublic.type !== BASE_TYPE || userPublic.rest.length !== 32 + 4) {
         throw new Error('unexpected ed25519 public key encoding');
       }
-      const now = Math.floor((opts.now?.getTime() ?? Date.now()) / 1000);
-      const validAfter = now - CLOCK_SKEW_SECONDS;
-      const validBefore = now + opts.ttlSeconds;
-      const serial = randomBytes(8).readBigUInt64BE();
-      const extensions = [
-        ...(opts.permitPortForwarding ? ['permit-port-forwarding'] : []),
-        ...((opts.permitPty ?? true) ? ['permit-pty'] : []),
-      ].sort();
-      const toSign = Buffer.concat([
-        str(CERT_TYPE),
-        str(randomBytes(32)), // nonce
-        userPublic.rest, // string pk (already length-prefixed)
-        u64(serial),
-        u32(SSH2_CERT_TYPE_USER),
-        str(opts.keyId),
-        str(Buffer.concat([str(opts.login)])), // valid principals
-        u64(BigInt(validAfter)),
-        u64(BigInt(validBefore)),
-        str(Buffer.alloc(0)), // critical options: none
-        str(Buffer.concat(extensions.flatMap((name) => [str(name), str(Buffer.alloc(0))]))),
-        str(Buffer.alloc(0)), // reserved
-        str(caPublicBlob),
-      ]);
-      const signature = sign(null, toSign, caKey);
-      const blob = Buffer.concat([toSign, str(Buffer.concat([str(BASE_TYPE), str(signature)]))]);
-
-      const key = certifiedKey(user, blob);
+      const signed = signCertificate(userPublic.rest, opts);
+      const key = certifiedKey(user, signed.blob);
       return {
         privateKey: key,
         authMethod: { type: 'publickey', username: opts.login, key },
-        certificate: `${CERT_TYPE} ${blob.toString('base64')} ${opts.keyId.replace(/\s+/g, '_')}`,
+        certificate: `${CERT_TYPE} ${signed.blob.toString('base64')} ${opts.keyId.replace(/\s+/g, '_')}`,
         keyId: opts.keyId,
-        serial,
-        validAfter: new Date(validAfter * 1000),
-        validBefore: new Date(validBefore * 1000),
+        serial: signed.serial,
+        validAfter: signed.validAfter,
+        validBefore: signed.validBefore,
       };
     },
+    certify(publicKeyBlob, opts) {
+      checkIssueOptions(opts);
+      const given = readBlob(publicKeyBlob);
+      if (given.type !== BASE_TYPE || given.rest.length !== 32 + 4)
+        throw new Error('only ssh-ed25519 keys can be certified');
+      const signed = signCertificate(given.rest, opts);
+      return {
+        certificate: `${CERT_TYPE} ${signed.blob.toString('base64')} ${opts.keyId.replace(/\s+/g, '_')}`,
+        blob: signed.blob,
+        serial: signed.serial,
+        validAfter: signed.validAfter,
+        validBefore: signed.validBefore,
+      };
+    },
+    publicBlob: caPublicBlob,
   };
+
+  /** PROTOCOL.certkeys: the to-be-signed body for an ed25519 key (its wire-format rest), then the CA's signature. */
+  function signCertificate(userPublicRest: Buffer, opts: IssueOptions) {
+    const now = Math.floor((opts.now?.getTime() ?? Date.now()) / 1000);
+    const validAfter = now - CLOCK_SKEW_SECONDS;
+    const validBefore = now + opts.ttlSeconds;
+    const serial = randomBytes(8).readBigUInt64BE();
+    const extensions = [
+      ...(opts.permitPortForwarding ? ['permit-port-forwarding'] : []),
+      ...((opts.permitPty ?? true) ? ['permit-pty'] : []),
+    ].sort();
+    const toSign = Buffer.concat([
+      str(CERT_TYPE),
+      str(randomBytes(32)), // nonce
+      userPublicRest, // string pk (already length-prefixed)
+      u64(serial),
+      u32(SSH2_CERT_TYPE_USER),
+      str(opts.keyId),
+      str(Buffer.concat([str(opts.principal ?? opts.login)])), // valid principals
+      u64(BigInt(validAfter)),
+      u64(BigInt(validBefore)),
+      str(Buffer.alloc(0)), // critical options: none
+      str(Buffer.concat(extensions.flatMap((name) => [str(name), str(Buffer.alloc(0))]))),
+      str(Buffer.alloc(0)), // reserved
+      str(caPublicBlob),
+    ]);
+    const signature = sign(null, toSign, caKey);
+    const blob = Buffer.concat([toSign, str(Buffer.concat([str(BASE_TYPE), str(signature)]))]);
+    return { blob, serial, validAfter: new Date(validAfter * 1000), validBefore: new Date(validBefore * 1000) };
+  }
 }
 
 function checkIssueOptions(opts: IssueOptions): void {

@@ -5,6 +5,7 @@ import { Type } from '@sinclair/typebox';
 import type { Services } from '../../services.js';
 import type { App } from '../app-types.js';
 import { declareRoutes } from '../declare-routes.js';
+import { authenticatedContext } from '../request-context.js';
 
 const SshCa = Type.Object(
   {
@@ -14,7 +15,31 @@ const SshCa = Type.Object(
   { additionalProperties: false },
 );
 
-export function sshCaRoutes(app: App, deps: Pick<Services, 'userCa'>): void {
+const CertificateRequest = Type.Object(
+  {
+    public_key: Type.String({
+      minLength: 1,
+      maxLength: 512,
+      description: 'Your own ssh-ed25519 public key line (the private key never leaves you)',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+const LoginCertificate = Type.Object(
+  {
+    certificate: Type.String({ description: 'OpenSSH certificate line, for ssh -o CertificateFile=' }),
+    key_id: Type.String({ description: 'Names the login and the token it is bound to' }),
+    valid_after: Type.String({ format: 'date-time' }),
+    valid_before: Type.String({ format: 'date-time', description: 'No later than the access token that asked' }),
+    ssh_proxy: Type.Optional(
+      Type.Object({ host: Type.String(), port: Type.Integer() }, { description: 'Where to connect with it' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export function sshCaRoutes(app: App, deps: Pick<Services, 'userCa' | 'loginCertificates' | 'sshEndpoint'>): void {
   const route = declareRoutes(app, { tags: ['auth'], resource: 'resources' });
   route.get(
     '/v1/auth/ssh-ca',
@@ -27,5 +52,25 @@ export function sshCaRoutes(app: App, deps: Pick<Services, 'userCa'>): void {
       public_key: deps.userCa.publicKey,
       sshd_config: 'TrustedUserCAKeys /etc/ssh/gatehouse_user_ca.pub',
     }),
+  );
+
+  // The login's own certificate for the SSH proxy (gatehouse login, gatehouse ssh): see
+  // ssh-keys/login-certificates.ts. It grants nothing the token does not: the proxy resolves it back to that token.
+  declareRoutes(app, { tags: ['auth'] }).post(
+    '/v1/ssh/certificates',
+    {
+      permission: 'authenticated',
+      grants: ['self'],
+      summary:
+        'Certify your SSH public key for the SSH proxy: valid while your access token is (at most), refused once your login ends',
+      body: CertificateRequest,
+      200: LoginCertificate,
+      noStore: true,
+    },
+    async (request) => {
+      const issued = deps.loginCertificates.issue(authenticatedContext(request).principal, request.body.public_key);
+      const proxy = deps.sshEndpoint();
+      return { ...issued, ...(proxy ? { ssh_proxy: { host: proxy.host, port: proxy.port } } : {}) };
+    },
   );
 }

@@ -37,6 +37,11 @@ export interface SshProxyDeps {
   tickets: Pick<TicketService, 'redeem'>;
   /** The owner of a registered SSH public key (raw wire-format blob), if any. */
   findKeyOwner(blob: Buffer): (PrincipalRef & { keyId?: string }) | undefined;
+  /** Login certificates (ssh-keys/login-certificates.ts): recognized, then resolved to the login's principal. */
+  certificates?: {
+    recognizes(blob: Buffer): boolean;
+    authenticate(blob: Buffer, signature: Buffer, data: Buffer): Principal | undefined;
+  };
   /** Gatehouse's private key for a server (OpenSSH text), or undefined if it has none. */
   upstreamKey(serverId: string): string | undefined;
   /** A short-lived certificate from the user CA for login (offered after the server's own key). */
@@ -162,6 +167,14 @@ function authenticate(env: ConnectionEnv, c: Conn, ctx: AuthContext) {
   };
   switch (ctx.method) {
     case 'publickey': {
+      if (ctx.key.algo.endsWith('-cert-v01@openssh.com')) {
+        const certs = env.deps.certificates;
+        if (!certs?.recognizes(ctx.key.data)) return fail();
+        if (!ctx.signature || !ctx.blob) return ctx.accept(); // would the certificate do: yes
+        // The login's token must still stand: a logout or revocation refuses the certificate.
+        const who = certs.authenticate(ctx.key.data, ctx.signature, ctx.blob);
+        return who ? accepted(who) : fail();
+      }
       const owner = env.deps.findKeyOwner(ctx.key.data);
       if (!owner) return fail();
       if (!ctx.signature) return ctx.accept(); // the client asks whether the key would do
