@@ -24,7 +24,7 @@ export const LAYERS = [
   ['access'],
   // Domains: each owns its logic and records; they may use one another (no cycles). apps: application
   // access (addressing, launch codes, the identity JWT), used by the API and the app door alike.
-  ['agents', 'users', 'roles', 'resources', 'sessions', 'ssh-keys', 'webhooks', 'kube', 'events', 'apps'],
+  ['agents', 'users', 'roles', 'resources', 'sessions', 'ssh-keys', 'webhooks', 'kube', 'events', 'apps', 'mfa'],
   // The wiring of the domain services, which the doors are handed.
   ['services'],
   // Doors: the HTTP API (with the console's routes) and the protocol proxies. Neither imports the other.

@@ -388,6 +388,7 @@ export async function startGatehouse(
     }
     // An auth-only instance hands out tickets for the proxy tier's public addresses.
     if (!config.roles.includes('proxy')) {
+      services.publishWebPublicUrl(webPublicUrl(config, scheme, webAddr.port));
       if (config.ssh_public_addr) services.publishSshEndpoint(parseAddr('ssh_public_addr', config.ssh_public_addr));
       if (config.db_public_addr) services.publishDbEndpoint(parseAddr('db_public_addr', config.db_public_addr));
       if (config.kube_public_url)
@@ -418,6 +419,8 @@ export async function startGatehouse(
       const webPort = (web.app.server.address() as { port: number }).port;
       handle.webUrl = `${scheme}://${hostFor(webAddr.host)}:${webPort}`;
       if (port === 0) services.apps.addressing.publish(webPublicUrl(config, scheme, webPort), config.apps_domain);
+      // A WebAuthn relying party needs a host name: the default is localhost (a secure context too).
+      services.publishWebPublicUrl(webPublicUrl(config, scheme, webPort));
 
       let recovered: string[];
       try {

@@ -36,7 +36,12 @@ import { ensureKubeCa } from './kube/kube-ca-store.js';
 import { createKubeconfigs, type Kubeconfigs } from './kube/kubeconfig.js';
 import type { Clock } from './lib/clock.js';
 import { parseDuration } from './lib/duration.js';
+import { GatehouseError } from './lib/errors.js';
 import { createSecretBox, webhookSecretKeyPath } from './lib/secret-box.js';
+import { createChallenges } from './mfa/challenges.js';
+import { createMfaService, type MfaService } from './mfa/mfa-service.js';
+import { createMfaSignIn, type MfaSignIn } from './mfa/mfa-sign-in.js';
+import { relyingPartyOf } from './mfa/relying-party.js';
 import type { Metrics } from './observability/metrics.js';
 import { createRecordingService, type RecordingService } from './recordings/recording-service.js';
 import { createResourceService, type ResourceService } from './resources/resource-service.js';
@@ -100,6 +105,13 @@ export interface Services extends AgentServices, AgentBasics {
   /** Where users reach the SSH proxy (ssh_public_addr, else where it listens); undefined without one. */
   sshEndpoint(): { host: string; port: number } | undefined;
   publishSshEndpoint(endpoint: { host: string; port: number }): void;
+  /** People's security keys and passkeys (register, list, rename, remove). */
+  mfa: MfaService;
+  /** The console sign-in's second step, and the passkey sign-in. */
+  mfaSignIn: MfaSignIn;
+  /** The console's public address (web_public_url, else http(s)://localhost:<web port>). */
+  webPublicUrl(): string;
+  publishWebPublicUrl(url: string): void;
   /** Where users reach the PostgreSQL proxy; undefined without one. */
   dbEndpoint(): { host: string; port: number } | undefined;
   publishDbEndpoint(endpoint: { host: string; port: number }): void;
@@ -268,6 +280,26 @@ export async function createServices(deps: {
         },
       })
     : undefined;
+  // The relying party is read per ceremony: the default address needs the web listener's port.
+  let webPublicUrl = config.web_public_url;
+  const currentUrl = () => {
+    if (!webPublicUrl)
+      throw new GatehouseError('unavailable', 'the console has no public address yet (web_public_url)');
+    return webPublicUrl;
+  };
+  const mfaDeps = {
+    state,
+    audit,
+    clock,
+    challenges: createChallenges({ state, clock }),
+    relyingParty: () => relyingPartyOf(currentUrl()),
+  };
+  const mfa = createMfaService({ ...mfaDeps, covering });
+  const mfaSignIn = createMfaSignIn({
+    ...mfaDeps,
+    devices: mfa,
+    passwordlessAllowed: (userId) => pipeline.resolve({ kind: 'user', id: userId }).policy.signIn().mfaPasswordless,
+  });
   await roles.ensureBuiltins();
   await backfillFoldedNames(state, deps.warn ?? (() => {}), [
     { what: 'webhooks', prefix: webhookKeys.webhooks, key: (r) => webhookKeys.foldedName(r.name) },
@@ -327,6 +359,12 @@ export async function createServices(deps: {
     sshEndpoint: () => sshEndpoint,
     publishSshEndpoint: (endpoint) => {
       sshEndpoint = endpoint;
+    },
+    mfa,
+    mfaSignIn,
+    webPublicUrl: currentUrl,
+    publishWebPublicUrl: (url) => {
+      webPublicUrl = config.web_public_url ?? url;
     },
     dbEndpoint: () => dbEndpoint,
     publishDbEndpoint: (endpoint) => {

@@ -220,7 +220,16 @@ describe('console files', () => {
     const publicRoutes = routes.filter((r) => r.permission === 'public').map((r) => `${r.method} ${r.url}`);
     for (const r of routes) assert.ok(r.permission !== undefined, `${r.method} ${r.url}`);
     const webapi = publicRoutes.filter((r) => r.includes('/webapi/'));
-    assert.deepEqual(webapi.sort(), ['GET /webapi/ping', 'POST /webapi/session', 'POST /webapi/session/refresh']);
+    // The security-key steps of a sign-in read the pending login's cookie themselves (src/api/mfa).
+    assert.deepEqual(webapi.sort(), [
+      'GET /webapi/ping',
+      'POST /webapi/mfa/passkey',
+      'POST /webapi/mfa/passkey/options',
+      'POST /webapi/mfa/sign-in',
+      'POST /webapi/mfa/sign-in/options',
+      'POST /webapi/session',
+      'POST /webapi/session/refresh',
+    ]);
     const session = routes.find((r) => r.method === 'DELETE' && r.url === '/webapi/session');
     assert.equal(session?.permission, 'authenticated');
     assert.deepEqual(session?.grants, []);

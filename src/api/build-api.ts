@@ -24,6 +24,8 @@ import { healthRoutes, pingRoute } from './health/health.routes.js';
 import { internalRoutes } from './internal/internal.routes.js';
 import { installJsonBodyParser } from './json-body.js';
 import { lazyChildLogger } from './lazy-request-logger.js';
+import { mfaRoutes } from './mfa/mfa.routes.js';
+import { mfaConsoleRoutes } from './mfa/mfa-console.routes.js';
 import { registerDocsPage, registerOpenApi } from './openapi.js';
 import { installAgentRateLimit } from './plugins/agent-rate-limit.js';
 import { installClusterPeer } from './plugins/cluster-peer.js';
@@ -88,6 +90,7 @@ function registerApiRoutes(scoped: App, services: Services): void {
   resourceRoutes(scoped, services);
   agentRoutes(scoped, services);
   sshKeyRoutes(scoped, services);
+  mfaRoutes(scoped, services);
   jwksRoute(scoped, services);
   webhookRoutes(scoped, services);
   sessionRoutes(scoped, {
@@ -212,10 +215,14 @@ export async function buildApi(services: Services, opts: ApiOptions): Promise<{ 
     auditRoutes(scoped, services);
     if (opts.listener === 'auth') {
       healthRoutes(scoped, { checks: services.readiness });
-      if (opts.cluster) consoleSessionRoutes(scoped, { tokens: services.tokens });
+      if (opts.cluster) {
+        consoleSessionRoutes(scoped, { tokens: services.tokens });
+        mfaConsoleRoutes(scoped, services);
+      }
     } else {
       pingRoute(scoped, opts);
       webConsoleRoutes(scoped, { tokens: services.tokens });
+      mfaConsoleRoutes(scoped, services);
     }
     scoped.get('/v1/openapi.json', { config: { permission: 'public' }, schema: { hide: true } }, async () =>
       app.swagger(),

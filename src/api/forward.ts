@@ -181,7 +181,7 @@ export async function forwardToAuth(
       }
     }
 
-    for (const url of ['/v1/*', '/.well-known/*', '/webapi/session', '/webapi/session/*']) {
+    for (const url of ['/v1/*', '/.well-known/*', '/webapi/session', '/webapi/session/*', '/webapi/mfa/*']) {
       scope.route({ method: [...METHODS], url, handler });
     }
   });

@@ -17,6 +17,22 @@ export const EVENT_TYPES = {
     code: 'GH1006I',
     description: 'An agent exchanged a user token and its own for a token acting for the user (RFC 8693).',
   },
+  // Second factor (src/mfa): GH105x, apart from the sign-in events around them.
+  'auth.mfa.registered': {
+    code: 'GH1050I',
+    description: 'A person registered a security key or passkey (its name and credential id, never key material).',
+  },
+  'auth.mfa.used': {
+    code: 'GH1051I',
+    description: 'A console sign-in was completed with a security key, or made with a passkey alone (passwordless).',
+  },
+  'auth.mfa.failed': {
+    code: 'GH1052W',
+    description:
+      'A security-key step failed: an unknown, used or expired challenge, a bad signature, a counter that went back (a cloned key), or a passkey its roles do not allow alone.',
+  },
+  'auth.mfa.removed': { code: 'GH1053I', description: 'A security key was removed, by its owner or an administrator.' },
+  'auth.mfa.renamed': { code: 'GH1054I', description: 'A security key was renamed by its owner.' },
   'user.created': { code: 'GH2000I', description: 'A user was created.' },
   'user.deleted': { code: 'GH2001I', description: 'A user was deleted; their keys and tokens were revoked.' },
   'user.updated': { code: 'GH2006I', description: 'A user’s roles or traits were changed.' },

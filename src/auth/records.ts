@@ -161,6 +161,11 @@ export interface TokenRecord {
   on_behalf_of?: PrincipalRef;
   /** Delegation: the tokens it was exchanged from; it dies with either (token-index.ts, token-service.ts). */
   exchanged_from?: ExchangeSources;
+  /**
+   * Console logins of people whose roles require a second factor: `pending` opens nothing but the
+   * second step (src/mfa) and lives minutes; `verified`: the login ended with a security key.
+   */
+  mfa?: 'pending' | 'verified';
 }
 
 /**

@@ -35,7 +35,12 @@ export interface TokenResponse {
   expires_in: number;
   refresh_token: string;
   refresh_expires_in: number;
+  /** A console login that owes its second factor (role option require_mfa): its tokens are pending. */
+  mfa_pending?: true;
 }
+
+/** How long a console login may wait for its second factor: the pending tokens live no longer. */
+export const MFA_PENDING_TTL_MS = 5 * 60_000;
 
 export interface TokenSettings {
   accessTtlMs: number;
@@ -52,6 +57,8 @@ export interface AgentTokenScope {
   on_behalf_of?: PrincipalRef;
   /** Token exchange: the user's and the agent's tokens it came from. */
   exchanged_from?: ExchangeSources;
+  /** A console login's second factor: owed (pending) or given (verified). */
+  mfa?: 'pending' | 'verified';
 }
 
 /** Marks uses of agents and credentials (last_used_at); see agents/usage.ts. */
@@ -138,6 +145,7 @@ export function createTokenService(deps: {
     ...(r.credential_id ? { credential_id: r.credential_id } : {}),
     ...(r.not_after !== undefined ? { not_after: r.not_after } : {}),
     ...(r.on_behalf_of ? { on_behalf_of: r.on_behalf_of } : {}),
+    ...(r.mfa === 'verified' ? { mfa: r.mfa } : {}),
   });
 
   /**
@@ -268,6 +276,13 @@ export function createTokenService(deps: {
     if (record?.kind !== 'access') throw new GatehouseError('invalid_token', 'unknown access token');
     if (record.revoked_at !== undefined) throw revokedError(record);
     if (record.expires_at <= clock()) throw new GatehouseError('token_expired', 'the access token has expired');
+    // Half signed in: the token serves only the second step (pendingLogin), at every door.
+    if (record.mfa === 'pending')
+      throw new GatehouseError('mfa_required', 'finish signing in with your security key first');
+    return resolveRecord(id, record);
+  }
+
+  function resolveRecord(id: string, record: TokenRecord): ResolvedToken {
     // What the token acts as is decided where every other door decides it.
     const scope: PrincipalScope = {
       ...(record.roles ? { roles: record.roles } : {}),
@@ -284,8 +299,109 @@ export function createTokenService(deps: {
     return Object.freeze({ id, record, principal: Object.freeze({ ...principal, method: 'token' as const }) });
   }
 
+  /** Whether the principal's roles ask console sign-ins for a second factor (rbac combineSignInOptions). */
+  function requiresMfa(ref: PrincipalRef, scope: AgentTokenScope): boolean {
+    const principal = deps.pipeline.resolve(ref, {
+      ...(scope.roles ? { roles: scope.roles } : {}),
+      ...(scope.credential_id ? { credential_id: scope.credential_id } : {}),
+    });
+    return principal.policy.signIn().requireMfa;
+  }
+
+  const pendingScope = (scope: AgentTokenScope): AgentTokenScope => ({
+    ...scope,
+    mfa: 'pending',
+    not_after: Math.min(scope.not_after ?? Number.POSITIVE_INFINITY, clock() + MFA_PENDING_TTL_MS),
+  });
+
+  /** A pending console login (its access token), or the precise 401: for the second step only. */
+  function pendingLogin(token: string): ResolvedToken {
+    if (!hasSecretShape('accessToken', token)) throw new GatehouseError('invalid_token', 'malformed access token');
+    const id = tokenId(token);
+    const record = state.get<TokenRecord>(keys.token(id))?.value;
+    if (record?.kind !== 'access' || record.mfa !== 'pending')
+      throw new GatehouseError('unauthenticated', 'no sign-in is waiting for a second factor: sign in again');
+    if (record.revoked_at !== undefined) throw revokedError(record);
+    if (record.expires_at <= clock())
+      throw new GatehouseError('token_expired', 'the sign-in waited too long for its second factor: sign in again');
+    return resolveRecord(id, record);
+  }
+
   return {
-    async issueForApiKey(apiKey: string, ctx: RequestContext): Promise<TokenResponse> {
+    pendingLogin,
+
+    /**
+     * The second factor was given: the pending login becomes a full one (same family, so the API
+     * key's login bounds still count it) and its pending tokens are revoked. The pending access
+     * token's revision makes this single-use: of two racing completions, one wins.
+     */
+    async completeSecondFactor(pending: ResolvedToken, ctx: RequestContext): Promise<TokenResponse> {
+      const item = state.get<TokenRecord>(keys.token(pending.id));
+      const record = item?.value;
+      if (!item || record?.mfa !== 'pending' || record.revoked_at !== undefined)
+        throw new GatehouseError('unauthenticated', 'no sign-in is waiting for a second factor: sign in again');
+      const key = record.api_key_id ? state.get<ApiKeyRecord>(keys.apiKey(record.api_key_id))?.value : undefined;
+      const { not_after: _pendingEnd, ...kept } = scopeOfToken(record);
+      const scope: AgentTokenScope = { ...kept, ...(key ? scopeOfKey(key) : {}), mfa: 'verified' };
+      const { ops, response } = tokenOps(
+        record.principal,
+        record.family,
+        record.api_key_id,
+        settings.accessTtlMs,
+        scope,
+      );
+      const revoked = tokenRevocationOps(state, deps.index.ofFamily(record.family), clock());
+      const issued = eventOnCommit(audit, {
+        type: 'auth.token.issued',
+        actor: { kind: record.principal.kind, id: record.principal.id, name: pending.principal.name },
+        ...eventContext(ctx),
+        data: {
+          ...(record.api_key_id ? { api_key_id: record.api_key_id } : {}),
+          expires_in: response.expires_in,
+          mfa: 'verified',
+        },
+      });
+      try {
+        await state.write([{ key: item.key, revision: item.revision }], [...revoked, ...ops], issued);
+      } catch (error) {
+        if (error instanceof BackendError)
+          throw new GatehouseError('unauthenticated', 'this sign-in was just completed or ended: sign in again');
+        throw error;
+      }
+      await issued.done();
+      return response;
+    },
+
+    /**
+     * A console login for a person who proved themselves without an API key (a passkey alone,
+     * `via` says how): a verified pair in a family of its own.
+     */
+    async issueForUser(ref: PrincipalRef, ctx: RequestContext, via: string): Promise<TokenResponse> {
+      const owner = principalRecord(ref);
+      if (ref.kind !== 'user' || !isActive(owner))
+        throw await loginFailed(ctx, 'the user is not active', 'invalid_credentials');
+      const family = randomBytes(12).toString('base64url');
+      const { ops, response } = tokenOps(ref, family, undefined, settings.accessTtlMs, { mfa: 'verified' });
+      const issued = eventOnCommit(audit, {
+        type: 'auth.token.issued',
+        actor: { kind: ref.kind, id: ref.id, name: owner?.name },
+        ...eventContext(ctx),
+        data: { via, expires_in: response.expires_in, mfa: 'verified' },
+      });
+      await state.write([{ key: keys.user(ref.id), is: 'present' }], ops, issued);
+      await issued.done();
+      return response;
+    },
+
+    /**
+     * Tokens for an API key. A console sign-in (`console: true`) of a principal whose roles require
+     * a second factor gets a pending pair instead: it opens nothing but the second step, for minutes.
+     */
+    async issueForApiKey(
+      apiKey: string,
+      ctx: RequestContext,
+      opts: { console?: boolean } = {},
+    ): Promise<TokenResponse> {
       const presented = hashSecret(apiKey);
       const ref = state.get<{ ref: string }>(keys.apiKeyHash(presented));
       const key = ref ? state.get<ApiKeyRecord>(ref.value.ref)?.value : undefined;
@@ -303,7 +419,10 @@ export function createTokenService(deps: {
           (key.expires_at ? Date.parse(key.expires_at) : clock()) + TOMBSTONE_MS,
         );
       const family = randomBytes(12).toString('base64url');
-      const { ops, response } = tokenOps(key.principal, family, key.id, settings.accessTtlMs, scopeOfKey(key));
+      const pending = opts.console === true && requiresMfa(key.principal, scopeOfKey(key));
+      const scope = pending ? pendingScope(scopeOfKey(key)) : scopeOfKey(key);
+      const { ops, response } = tokenOps(key.principal, family, key.id, settings.accessTtlMs, scope);
+      if (pending) response.mfa_pending = true;
       const ending = admitLogin(deps.index, key.id, family, settings.maxLoginsPerKey);
       const issued = eventOnCommit(audit, {
         type: 'auth.token.issued',
@@ -312,6 +431,7 @@ export function createTokenService(deps: {
         data: {
           api_key_id: key.id,
           expires_in: response.expires_in,
+          ...(pending ? { mfa: 'pending' } : {}),
           ...(ending.ended > 0 ? { ended_logins: ending.ended } : {}),
         },
       });
@@ -406,6 +526,8 @@ export function createTokenService(deps: {
       if (record.expires_at <= clock()) throw await failed('the refresh token has expired');
       const owner = principalRecord(record.principal);
       if (!isActive(owner)) throw await failed('the principal is not active');
+      if (record.mfa === 'pending')
+        throw new GatehouseError('mfa_required', 'finish signing in with your security key first');
 
       const { ops, response } = tokenOps(
         record.principal,

@@ -44,7 +44,7 @@ export const ConfigSchema = Type.Object(
         pattern: '^https?://(\\[[0-9a-fA-F:]+\\]|[A-Za-z0-9.-]+)(:\\d{1,5})?/?$',
         maxLength: 300,
         description:
-          'http(s)://host[:port] people reach the web listener at (behind a load balancer); default http://localhost:<web port>.',
+          'http(s)://host[:port] people reach the web listener at (behind a load balancer); default http://localhost:<web port>. Security keys and passkeys are bound to its host name (docs/mfa.md).',
       }),
     ),
     apps_domain: Type.Optional(

@@ -9,6 +9,9 @@ export const ERROR_CATALOGUE = {
   invalid_credentials: { status: 401, title: 'The credentials are not valid' },
   principal_disabled: { status: 401, title: 'The principal is not active' },
   agent_suspended: { status: 401, title: 'The agent is suspended' },
+  // The first factor was right, the second (a security key, src/mfa) is still owed: the half-signed-in
+  // token opens nothing but the second step.
+  mfa_required: { status: 401, title: 'A second factor is required' },
   forbidden: { status: 403, title: 'The caller is not allowed to do this' },
   not_found: { status: 404, title: 'Not found' },
   method_not_allowed: { status: 405, title: 'Method not allowed' },

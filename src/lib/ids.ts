@@ -19,6 +19,7 @@ export const ID_PREFIXES = {
   apiKey: 'key_',
   credential: 'cred_',
   sshKey: 'sshkey_',
+  mfaDevice: 'mfa_',
   request: 'req_',
 } as const;
 

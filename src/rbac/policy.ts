@@ -21,6 +21,14 @@ export interface SessionOptions {
   dbRecordParameters: boolean;
 }
 
+/** How a person signs in to the console, after combining every role (src/mfa): most restrictive wins. */
+export interface SignInOptions {
+  /** A security key or passkey after the first factor (role option require_mfa). */
+  requireMfa: boolean;
+  /** A discoverable passkey alone may sign in (role option mfa_passwordless). */
+  mfaPasswordless: boolean;
+}
+
 /** The "as whom" lists of a role: values may use `*` globs (not logins) and trait templates. */
 export type PrincipalField = 'logins' | 'db_users' | 'db_names' | 'kube_groups' | 'kube_users';
 
@@ -45,6 +53,7 @@ export interface Policy {
    */
   allowedOn(resource: LabeledResource, field: PrincipalField): string[];
   options(): SessionOptions;
+  signIn(): SignInOptions;
   /** kube_resources rules on one cluster, one set per part of the rights (an agent's: its roles', its owner's…). */
   kubeRules(cluster: LabeledResource): KubeRuleSet[];
 }
@@ -96,6 +105,17 @@ export function combineOptions(all: ReadonlyArray<RoleOptions | undefined>): Ses
   };
 }
 
+/**
+ * Most restrictive wins for signing in too: a second factor if any role asks for it; the passkey
+ * alone only if some role allows it and none forbids it (unset says nothing), as port forwarding.
+ */
+export function combineSignInOptions(all: ReadonlyArray<RoleOptions | undefined>): SignInOptions {
+  return {
+    requireMfa: all.some((o) => o?.require_mfa === true),
+    mfaPasswordless: all.some((o) => o?.mfa_passwordless === true) && !all.some((o) => o?.mfa_passwordless === false),
+  };
+}
+
 /** `{{traits.logins}}` (or Teleport's `{{internal.logins}}`) expands to the principal's trait values. */
 function expandTraits(values: string[], traits: Traits): string[] {
   const out: string[] = [];
@@ -110,6 +130,7 @@ function expandTraits(values: string[], traits: Traits): string[] {
 export function compilePolicy(roles: readonly RoleSpec[], traits: Traits = {}): Policy {
   const decisions = new Map<string, Decision>();
   let options: SessionOptions | undefined;
+  let signIn: SignInOptions | undefined;
   // Each role's own "as whom" patterns, traits expanded, kept per role: never pooled across roles.
   const allowOf = new Map<PrincipalField, string[][]>();
   const denyOf = new Map<PrincipalField, string[]>();
@@ -174,6 +195,10 @@ export function compilePolicy(roles: readonly RoleSpec[], traits: Traits = {}): 
       options ??= combineOptions(roles.map((r) => r.options));
       return options;
     },
+    signIn() {
+      signIn ??= combineSignInOptions(roles.map((r) => r.options));
+      return signIn;
+    },
     kubeRules(cluster) {
       // Rules of the roles that select this cluster; denies from every role.
       const chosen = new Set(selecting(cluster));
@@ -217,6 +242,12 @@ export function intersectPolicies(a: Policy, b: Policy): Policy {
         dbReadOnly: x.dbReadOnly || y.dbReadOnly,
         dbRecordParameters: x.dbRecordParameters || y.dbRecordParameters,
       };
+    },
+    // Both parts must agree to the passkey alone; either asking for a second factor asks for it.
+    signIn() {
+      const x = a.signIn();
+      const y = b.signIn();
+      return { requireMfa: x.requireMfa || y.requireMfa, mfaPasswordless: x.mfaPasswordless && y.mfaPasswordless };
     },
     kubeRules: (cluster) => [...a.kubeRules(cluster), ...b.kubeRules(cluster)],
   };

@@ -78,6 +78,10 @@ export interface RoleOptions {
   db_read_only?: boolean;
   /** db.query events carry the bind parameters (they carry data: off unless a role asks). */
   db_record_parameters?: boolean;
+  /** Console sign-ins (API key or SSO) end with a WebAuthn assertion; true in any role wins. */
+  require_mfa?: boolean;
+  /** A registered discoverable passkey alone signs in to the console (some role allows, none forbids). */
+  mfa_passwordless?: boolean;
 }
 
 export interface RoleSpec {

@@ -31,6 +31,7 @@ export const CLIENT_ROUTES = [
   'profile',
   // An app host sends a person here to sign in and come back (docs/apps.md).
   'launch',
+  'account',
 ] as const;
 
 export const DEFAULT_CONSOLE_DIR = fileURLToPath(new URL('../../../web/dist/', import.meta.url));
@@ -43,10 +44,12 @@ const SignInBody = Type.Object(
   { additionalProperties: false },
 );
 
-const WebSession = Type.Object({
+export const WebSession = Type.Object({
   principal: Type.Object({ kind: Type.String(), id: Type.String(), name: Type.String() }),
   expires_at: Type.String({ format: 'date-time' }),
   permissions: Type.Record(Type.String(), Type.Array(Type.String())),
+  /** The first factor was right; the console asks for the security key next (src/api/mfa/mfa-console.routes.ts). */
+  second_factor: Type.Optional(Type.Literal('required')),
 });
 
 const tags = ['web console'];
@@ -61,7 +64,7 @@ type Web = FastifyInstance<
   TypeBoxTypeProvider
 >;
 
-function contextOf(request: FastifyRequest): RequestContext {
+export function contextOf(request: FastifyRequest): RequestContext {
   return {
     remoteAddr: request.ip,
     requestId: request.id,
@@ -82,6 +85,23 @@ function describe(principal: Principal, expiresAt: number) {
   };
 }
 
+/**
+ * A console login begins: both cookies from a token pair, and the session they make. A pair that
+ * still owes its second factor opens nothing yet: the answer says so and lists no permissions.
+ */
+export function startSession(tokens: TokenService, reply: FastifyReply, pair: TokenResponse) {
+  reply.header('set-cookie', [
+    sessionCookie(ACCESS_COOKIE, pair.access_token, pair.expires_in),
+    sessionCookie(REFRESH_COOKIE, pair.refresh_token, pair.refresh_expires_in, REFRESH_PATH),
+  ]);
+  if (pair.mfa_pending) {
+    const { record, principal } = tokens.pendingLogin(pair.access_token);
+    return { ...describe(principal, record.expires_at), permissions: {}, second_factor: 'required' as const };
+  }
+  const { record, principal } = tokens.resolve(pair.access_token);
+  return describe(principal, record.expires_at);
+}
+
 function bearerOf(request: FastifyRequest): string {
   return (request.headers.authorization ?? '').replace(/^Bearer\s+/i, '');
 }
@@ -95,16 +115,6 @@ export function webConsoleRoutes(app: FastifyInstance, deps: { tokens: TokenServ
 export function consoleSessionRoutes(app: FastifyInstance, deps: { tokens: TokenService }): void {
   const web = app as unknown as Web;
   const { tokens } = deps;
-
-  /** Sets both cookies from a token pair and answers the session they make. */
-  const startSession = (reply: FastifyReply, pair: TokenResponse) => {
-    const { record, principal } = tokens.resolve(pair.access_token);
-    reply.header('set-cookie', [
-      sessionCookie(ACCESS_COOKIE, pair.access_token, pair.expires_in),
-      sessionCookie(REFRESH_COOKIE, pair.refresh_token, pair.refresh_expires_in, REFRESH_PATH),
-    ]);
-    return describe(principal, record.expires_at);
-  };
 
   web.get(
     '/webapi/session',
@@ -140,9 +150,16 @@ export function consoleSessionRoutes(app: FastifyInstance, deps: { tokens: Token
           errors: [{ path: '/body', message: 'needs exactly one of api_key and access_token' }],
         });
       }
-      if (api_key !== undefined) return startSession(reply, await tokens.issueForApiKey(api_key, contextOf(request)));
+      if (api_key !== undefined)
+        return startSession(tokens, reply, await tokens.issueForApiKey(api_key, contextOf(request), { console: true }));
       // A token someone already holds: the cookie lives as long as it does, and there is no refresh.
       const { record, principal } = tokens.resolve(access_token as string);
+      // Where roles require a second factor, only a login that gave one may become a console session.
+      if (principal.policy.signIn().requireMfa && record.mfa !== 'verified')
+        throw new GatehouseError(
+          'mfa_required',
+          'your roles require a security key: sign in with your API key, then your key',
+        );
       reply.header('set-cookie', [
         sessionCookie(ACCESS_COOKIE, access_token as string, (record.expires_at - Date.now()) / 1000),
         sessionCookie(REFRESH_COOKIE, '', 0, REFRESH_PATH),
@@ -163,7 +180,7 @@ export function consoleSessionRoutes(app: FastifyInstance, deps: { tokens: Token
       const refresh = readCookies(request.headers.cookie).get(REFRESH_COOKIE);
       if (!refresh) throw new GatehouseError('unauthenticated', 'no session to refresh: sign in again');
       try {
-        return startSession(reply, await tokens.refresh(refresh, contextOf(request)));
+        return startSession(tokens, reply, await tokens.refresh(refresh, contextOf(request)));
       } catch (e) {
         reply.header('set-cookie', clearedCookies());
         throw e;

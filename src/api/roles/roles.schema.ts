@@ -83,6 +83,18 @@ const Options = Type.Object(
           "db.query events carry the statement's bind parameters (extended protocol); off by default, since they carry data",
       }),
     ),
+    require_mfa: Type.Optional(
+      Type.Boolean({
+        description:
+          'Console sign-ins (API key or SSO) end with a security key or passkey (WebAuthn); a holder without one registers it first. Any role asking wins',
+      }),
+    ),
+    mfa_passwordless: Type.Optional(
+      Type.Boolean({
+        description:
+          'A registered discoverable passkey alone signs in to the console; allowed when some role says true and none says false',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
