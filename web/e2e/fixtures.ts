@@ -25,7 +25,7 @@ export async function screenshot(page: Page, name: string): Promise<void> {
 export async function signIn(page: Page, credential = env.adminKey(), path = '/'): Promise<void> {
   await page.goto(`${env.web()}${path}`);
   await page.getByLabel('API key or access token').fill(credential);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await expect(page.getByText('Signed in as')).toBeVisible();
 }
 

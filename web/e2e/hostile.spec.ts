@@ -16,7 +16,7 @@ test('a resource whose description and label hold markup shows it as text and ru
   expect(created.status, created.text).toBe(201);
   await page.goto(`${env.web()}/login?next=/resources/${created.json.id}`);
   await page.getByLabel('API key or access token').fill(env.adminKey());
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await expect(page.getByText(PAYLOAD)).toBeVisible();
   await expect(page.getByText('note=<b>bold</b>').or(page.getByText('<b>bold</b>')).first()).toBeVisible();
   expect(await page.locator('main img, main script, main b').count()).toBe(0);
@@ -28,7 +28,7 @@ for (const next of ['//evil.example/x', '/\\evil.example/x', 'https://evil.examp
   test(`sign-in with next=${next} stays in the console`, async ({ page }) => {
     await page.goto(`${env.web()}/login?next=${encodeURIComponent(next)}`);
     await page.getByLabel('API key or access token').fill(env.adminKey());
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await expect(page.getByText('Signed in as')).toBeVisible();
     expect(new URL(page.url()).origin).toBe(new URL(env.web()).origin);
     await expect(page).toHaveURL(/\/resources$/);
@@ -38,6 +38,6 @@ for (const next of ['//evil.example/x', '/\\evil.example/x', 'https://evil.examp
 test('positive control: next=/users?page=2 is followed', async ({ page }) => {
   await page.goto(`${env.web()}/login?next=${encodeURIComponent('/users?page=2')}`);
   await page.getByLabel('API key or access token').fill(env.adminKey());
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await expect(page).toHaveURL(/\/users\?page=2$/);
 });

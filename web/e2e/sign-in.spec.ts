@@ -7,13 +7,13 @@ test('the sign-in page, a wrong key, then the admin key; sign out revokes the se
   await screenshot(page, 'sign-in');
 
   await page.getByLabel('API key or access token').fill('ghk_not-a-real-key-0000000000000000000000000');
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await expect(page.getByRole('alert')).toContainText('Sign-in failed');
   await expect(page.getByRole('alert')).toContainText('Request id');
   await screenshot(page, 'sign-in-failed');
 
   await page.getByLabel('API key or access token').fill(env.adminKey());
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await expect(page.getByText('Signed in as')).toContainText('admin');
   await expect(page).toHaveURL(/\/resources$/);
 
@@ -39,7 +39,7 @@ test('an access token signs in too, and sign-in returns to the page asked for', 
   await page.goto(`${env.web()}/audit?type=auth.*`);
   await expect(page).toHaveURL(/\/login\?next=/);
   await page.getByLabel('API key or access token').fill(env.adminToken());
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await expect(page).toHaveURL(/\/audit\?type=auth\.\*/);
   await expect(page.getByRole('heading', { name: 'Audit log' })).toBeVisible();
 });
@@ -55,6 +55,6 @@ test('an expired session goes back to sign-in, then to the page it was on', asyn
   await expect(page.getByText('Your session has ended')).toBeVisible();
   await screenshot(page, 'session-expired');
   await page.getByLabel('API key or access token').fill(env.adminKey());
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await expect(page).toHaveURL(/\/roles$/);
 });

@@ -1,6 +1,7 @@
 // Routes of the console. Every page is a client route; the server answers index.html for each.
 import { Navigate, Route, Routes } from 'react-router';
 import { Layout } from './components/layout';
+import { AccountPage } from './pages/account';
 import { AgentPage } from './pages/agent';
 import { AgentsPage } from './pages/agents';
 import { AppLaunchPage } from './pages/app-launch';
@@ -42,6 +43,7 @@ export function App() {
         <Route path="audit" element={<AuditPage />} />
         <Route path="profile" element={<ProfilePage />} />
         <Route path="launch/:app" element={<AppLaunchPage />} />
+        <Route path="account" element={<AccountPage />} />
         <Route path="*" element={<p role="alert">There is no page here.</p>} />
       </Route>
     </Routes>

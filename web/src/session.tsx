@@ -13,6 +13,8 @@ export interface WebSession {
   expires_at: string;
   /** Per API collection, the verbs the principal's roles allow (for showing only usable controls). */
   permissions: Record<string, Verb[]>;
+  /** The first factor was right; a role requires a security key before the session opens anything. */
+  second_factor?: 'required';
 }
 
 async function getSession(): Promise<WebSession | null> {

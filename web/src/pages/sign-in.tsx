@@ -2,21 +2,30 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { useNavigate, useSearchParams } from 'react-router';
+import { PasskeySignIn, SecondFactor } from '../components/second-factor';
 import { ProblemView } from '../components/status';
-import { SESSION_KEY, safeNext, signIn } from '../session';
+import { SESSION_KEY, safeNext, signIn, type WebSession } from '../session';
 
 export function SignInPage() {
   const [params] = useSearchParams();
   const navigate = useNavigate();
   const queryClient = useQueryClient();
   const [credential, setCredential] = useState('');
-  const mutation = useMutation({
-    mutationFn: signIn,
-    onSuccess: (session) => {
-      queryClient.setQueryData(SESSION_KEY, session);
-      navigate(safeNext(params.get('next')), { replace: true });
-    },
-  });
+  // The first factor was right and a role requires a security key: the second step shows instead.
+  const [pending, setPending] = useState<WebSession | undefined>();
+  const signedIn = (session: WebSession) => {
+    if (session.second_factor === 'required') return setPending(session);
+    queryClient.setQueryData(SESSION_KEY, session);
+    navigate(safeNext(params.get('next')), { replace: true });
+  };
+  const mutation = useMutation({ mutationFn: signIn, onSuccess: signedIn });
+  if (pending)
+    return (
+      <main className="sign-in">
+        <h1>Gatehouse</h1>
+        <SecondFactor name={pending.principal.name} onSignedIn={signedIn} />
+      </main>
+    );
   const submit = (e: FormEvent) => {
     e.preventDefault();
     mutation.mutate(credential);
@@ -50,6 +59,7 @@ export function SignInPage() {
         </button>
       </form>
       {mutation.isError && <ProblemView error={mutation.error} title="Sign-in failed" />}
+      <PasskeySignIn onSignedIn={signedIn} />
       <p className="muted">
         A first start prints the admin's key once and writes it to <code>data/admin-api-key</code>.
       </p>
