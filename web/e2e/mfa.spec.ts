@@ -41,10 +41,12 @@ async function role(name: string, options: Record<string, boolean>) {
 }
 
 const events = async (type: string, userId: string) =>
-  ((await adminApi('GET', `/v1/events?type=${type}&per_page=100`)).json.events as Array<{
-    actor: { id?: string };
-    target?: { id?: string };
-  }>).filter((e) => e.actor.id === userId || e.target?.id === userId);
+  (
+    (await adminApi('GET', `/v1/events?type=${type}&per_page=100`)).json.events as Array<{
+      actor: { id?: string };
+      target?: { id?: string };
+    }>
+  ).filter((e) => e.actor.id === userId || e.target?.id === userId);
 
 test('require_mfa: the first sign-in registers a key, the next ones ask for it, and nothing opens without it', async ({
   page,
