@@ -41,8 +41,8 @@ export function SecondFactor({ name, onSignedIn }: { name: string; onSignedIn: (
     <section aria-labelledby="second-factor" className="second-factor">
       <h2 id="second-factor">Use your security key</h2>
       <p>
-        Signed in as <strong>{name}</strong> with the first factor. Your roles require a security key or passkey: touch
-        it to finish. If you have none yet, you register one now.
+        The first factor for <strong>{name}</strong> is right. Your roles require a security key or passkey: touch it to
+        finish. If you have none yet, you register one now.
       </p>
       {mode !== 'assert' && (
         <p>
