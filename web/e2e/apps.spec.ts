@@ -38,7 +38,7 @@ test.afterAll(async () => {
 
 async function signInAt(page: import('@playwright/test').Page): Promise<void> {
   await page.getByLabel('API key or access token').fill(person.key);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
 }
 
 test('a signed-in person opens the app URL and sees the app; signing out ends the app session', async ({ page }) => {
