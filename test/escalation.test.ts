@@ -211,6 +211,14 @@ const DECLARED: Record<string, string[]> = {
   'DELETE /v1/users/me/api-keys/:key_id': ['self'],
   'POST /v1/users/me/ssh-keys': ['self'],
   'DELETE /v1/users/me/ssh-keys/:key_id': ['self'],
+  // A person's own security keys (docs/mfa.md): registering one gives nobody anything; rename and
+  // remove act on the caller's own; an administrator's removal covers the person.
+  'POST /v1/users/me/mfa/devices/options': ['self'],
+  'POST /v1/users/me/mfa/devices': ['self'],
+  'PATCH /v1/users/me/mfa/devices/:device_id': [],
+  'DELETE /v1/users/me/mfa/devices/:device_id': [],
+  'DELETE /v1/users/:id/mfa/devices': ['target-principal'],
+  'DELETE /v1/users/:id/mfa/devices/:device_id': ['target-principal'],
   'POST /v1/roles': ['role-definition'],
   'PUT /v1/roles/:id': ['role-definition'],
   'DELETE /v1/roles/:id': [],
