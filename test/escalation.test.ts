@@ -218,7 +218,6 @@ const DECLARED: Record<string, string[]> = {
   'PATCH /v1/users/me/mfa/devices/:device_id': [],
   'DELETE /v1/users/me/mfa/devices/:device_id': [],
   'DELETE /v1/users/:id/mfa/devices': ['target-principal'],
-  'DELETE /v1/users/:id/mfa/devices/:device_id': ['target-principal'],
   'POST /v1/roles': ['role-definition'],
   'PUT /v1/roles/:id': ['role-definition'],
   'DELETE /v1/roles/:id': [],
@@ -331,6 +330,11 @@ const CASES: Case[] = [
       const key = await created(admin('POST', `/v1/users/${id}/ssh-keys`, sshKey()));
       return call(c, 'DELETE', `/v1/users/${id}/ssh-keys/${key.json.id}`);
     },
+  },
+  {
+    // Removing a person's security keys leaves them one factor: only for someone the caller covers.
+    route: 'DELETE /v1/users/:id/mfa/devices',
+    attempt: async (c, ok) => call(c, 'DELETE', `/v1/users/${ok ? await lowUser() : adminId}/mfa/devices`),
   },
   {
     route: 'POST /v1/agents/:id/ssh-keys',

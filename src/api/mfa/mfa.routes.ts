@@ -16,7 +16,6 @@ import {
   RegisterDevice,
   RemovedDevices,
   RenameDevice,
-  UserDeviceParams,
   UserParams,
   WebAuthnOptions,
 } from './mfa.schema.js';
@@ -120,19 +119,5 @@ export function mfaRoutes(app: App, deps: { mfa: MfaService }): void {
       200: RemovedDevices,
     },
     async (request) => mfa.removeFor(authenticatedContext(request), request.params.id),
-  );
-
-  admin.delete(
-    `${base}/:device_id`,
-    {
-      permission: 'update',
-      grants: ['target-principal'],
-      summary: 'Remove one security key of a user',
-      params: UserDeviceParams,
-      204: Type.Null(),
-    },
-    async (request) => {
-      await mfa.removeFor(authenticatedContext(request), request.params.id, request.params.device_id);
-    },
   );
 }

@@ -72,10 +72,6 @@ export const MfaDeviceList = Type.Object({ devices: Type.Array(MfaDevice) }, { a
 
 export const OwnDeviceParams = Type.Object({ device_id: pathId('mfaDevice') }, { additionalProperties: false });
 export const UserParams = Type.Object({ id: UserRef }, { additionalProperties: false });
-export const UserDeviceParams = Type.Object(
-  { id: UserRef, device_id: pathId('mfaDevice') },
-  { additionalProperties: false },
-);
 export const RemovedDevices = Type.Object({ removed: Type.Integer({ minimum: 0 }) }, { additionalProperties: false });
 
 /** The sign-in's second step: an assertion by a registered key, else (none yet) a registration. */
