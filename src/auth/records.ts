@@ -166,6 +166,8 @@ export interface TokenRecord {
    * second step (src/mfa) and lives minutes; `verified`: the login ended with a security key.
    */
   mfa?: 'pending' | 'verified';
+  /** A pending login's own bound (an SSO login's not_after), restored when its second factor is given. */
+  login_not_after?: number;
 }
 
 /**

@@ -59,6 +59,8 @@ export interface AgentTokenScope {
   exchanged_from?: ExchangeSources;
   /** A console login's second factor: owed (pending) or given (verified). */
   mfa?: 'pending' | 'verified';
+  /** A pending login's own bound (not_after) once its second factor is given. */
+  login_not_after?: number;
 }
 
 /** Marks uses of agents and credentials (last_used_at); see agents/usage.ts. */
@@ -308,8 +310,10 @@ export function createTokenService(deps: {
     return principal.policy.signIn().requireMfa;
   }
 
+  // The login's own bound (an SSO login's not_after) is kept aside for after the second step.
   const pendingScope = (scope: AgentTokenScope): AgentTokenScope => ({
     ...scope,
+    ...(scope.not_after !== undefined ? { login_not_after: scope.not_after } : {}),
     mfa: 'pending',
     not_after: Math.min(scope.not_after ?? Number.POSITIVE_INFINITY, clock() + MFA_PENDING_TTL_MS),
   });
@@ -342,7 +346,12 @@ export function createTokenService(deps: {
         throw new GatehouseError('unauthenticated', 'no sign-in is waiting for a second factor: sign in again');
       const key = record.api_key_id ? state.get<ApiKeyRecord>(keys.apiKey(record.api_key_id))?.value : undefined;
       const { not_after: _pendingEnd, ...kept } = scopeOfToken(record);
-      const scope: AgentTokenScope = { ...kept, ...(key ? scopeOfKey(key) : {}), mfa: 'verified' };
+      const scope: AgentTokenScope = {
+        ...kept,
+        ...(record.login_not_after !== undefined ? { not_after: record.login_not_after } : {}),
+        ...(key ? scopeOfKey(key) : {}),
+        mfa: 'verified',
+      };
       const { ops, response } = tokenOps(
         record.principal,
         record.family,
@@ -373,25 +382,48 @@ export function createTokenService(deps: {
     },
 
     /**
-     * A console login for a person who proved themselves without an API key (a passkey alone,
-     * `via` says how): a verified pair in a family of its own.
+     * A login for a person who proved themselves without an API key. A passkey alone (`via`
+     * 'passkey') is both factors: a verified pair. A single sign-on (`sso`) is a first factor only:
+     * no token of it, refreshed or not, outlives `sso.notAfter` (the provider is asked again by
+     * then), and a console sign-in of a person whose roles require a second factor gets a pending
+     * pair, completed by the same second step as an API key's (completeSecondFactor).
      */
-    async issueForUser(ref: PrincipalRef, ctx: RequestContext, via: string): Promise<TokenResponse> {
+    async issueForUser(
+      ref: PrincipalRef,
+      ctx: RequestContext,
+      via: string,
+      sso?: { connector: string; notAfter: number; console: boolean },
+    ): Promise<TokenResponse> {
       const owner = principalRecord(ref);
       if (ref.kind !== 'user' || !isActive(owner))
         throw await loginFailed(ctx, 'the user is not active', 'invalid_credentials');
       const family = randomBytes(12).toString('base64url');
-      const { ops, response } = tokenOps(ref, family, undefined, settings.accessTtlMs, { mfa: 'verified' });
+      const pending = sso?.console === true && requiresMfa(ref, {});
+      const scope: AgentTokenScope = !sso
+        ? { mfa: 'verified' }
+        : pending
+          ? pendingScope({ not_after: sso.notAfter })
+          : { not_after: sso.notAfter };
+      const { ops, response } = tokenOps(ref, family, undefined, settings.accessTtlMs, scope);
+      if (pending) response.mfa_pending = true;
       const issued = eventOnCommit(audit, {
         type: 'auth.token.issued',
         actor: { kind: ref.kind, id: ref.id, name: owner?.name },
         ...eventContext(ctx),
-        data: { via, expires_in: response.expires_in, mfa: 'verified' },
+        data: {
+          via,
+          ...(sso ? { connector: sso.connector } : {}),
+          expires_in: response.expires_in,
+          ...(scope.mfa ? { mfa: scope.mfa } : {}),
+        },
       });
       await state.write([{ key: keys.user(ref.id), is: 'present' }], ops, issued);
       await issued.done();
       return response;
     },
+
+    /** Whether a principal's roles require a second factor (a native client's SSO code is refused then). */
+    requiresMfa: (ref: PrincipalRef) => requiresMfa(ref, {}),
 
     /**
      * Tokens for an API key. A console sign-in (`console: true`) of a principal whose roles require

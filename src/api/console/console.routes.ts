@@ -48,6 +48,7 @@ export const WebSession = Type.Object({
   principal: Type.Object({ kind: Type.String(), id: Type.String(), name: Type.String() }),
   expires_at: Type.String({ format: 'date-time' }),
   permissions: Type.Record(Type.String(), Type.Array(Type.String())),
+  roles: Type.Array(Type.String(), { description: 'The roles the principal holds now' }),
   /** The first factor was right; the console asks for the security key next (src/api/mfa/mfa-console.routes.ts). */
   second_factor: Type.Optional(Type.Literal('required')),
 });
@@ -72,7 +73,7 @@ export function contextOf(request: FastifyRequest): RequestContext {
   };
 }
 
-/** What the console shows of a session: who, until when, and which verbs each collection allows. */
+/** What the console shows of a session: who, until when, its roles, which verbs each collection allows. */
 function describe(principal: Principal, expiresAt: number) {
   const permissions: Record<string, string[]> = {};
   for (const resource of API_RESOURCES) {
@@ -82,6 +83,7 @@ function describe(principal: Principal, expiresAt: number) {
     principal: { kind: principal.kind, id: principal.id, name: principal.name },
     expires_at: new Date(expiresAt).toISOString(),
     permissions,
+    roles: [...principal.roles],
   };
 }
 
