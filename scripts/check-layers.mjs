@@ -23,8 +23,9 @@ export const LAYERS = [
   // The one access checker every door asks.
   ['access'],
   // Domains: each owns its logic and records; they may use one another (no cycles). apps: application
-  // access (addressing, launch codes, the identity JWT), used by the API and the app door alike.
-  ['agents', 'users', 'roles', 'resources', 'sessions', 'ssh-keys', 'webhooks', 'kube', 'events', 'apps', 'mfa'],
+  // access (addressing, launch codes, the identity JWT), used by the API and the app door alike. sso:
+  // single sign-on connectors and the OpenID Connect sign-in, used by the API's connector and console routes.
+  ['agents', 'users', 'roles', 'resources', 'sessions', 'ssh-keys', 'webhooks', 'kube', 'events', 'apps', 'mfa', 'sso'],
   // The wiring of the domain services, which the doors are handed.
   ['services'],
   // Doors: the HTTP API (with the console's routes) and the protocol proxies. Neither imports the other.

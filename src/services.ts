@@ -54,6 +54,10 @@ import { createLoginCertificates, type LoginCertificates } from './ssh-keys/logi
 import { createSshKeyService, type SshKeyService } from './ssh-keys/ssh-key-service.js';
 import type { UserCa } from './ssh-keys/user-ca.js';
 import { CLIENT_CA, ensureUserCa } from './ssh-keys/user-ca-store.js';
+import { type ConnectorService, createConnectorService } from './sso/connector-service.js';
+import { createOidcClient } from './sso/oidc-client.js';
+import { createSsoService, type SsoService } from './sso/sso-service.js';
+import { createProviderUsers } from './sso/sso-users.js';
 import { createUserService, type UserService } from './users/user-service.js';
 import { createWebhookDispatcher, dispatcherOptionsFrom, type WebhookDispatcher } from './webhooks/dispatcher.js';
 import { webhookKeys } from './webhooks/records.js';
@@ -79,6 +83,9 @@ export interface Services extends AgentServices, AgentBasics {
   /** SSH public keys of users and agents; findPrincipalByKey serves the SSH proxy. */
   sshKeys: SshKeyService;
   webhooks: WebhookService;
+  /** Single sign-on connectors (OpenID Providers) and the sign-ins through them. */
+  connectors: ConnectorService;
+  sso: SsoService;
   /** Not running until start() (the server starts it; scripts that only build services do not). */
   webhookDispatcher: WebhookDispatcher;
   auditRead: AuditReadService;
@@ -223,6 +230,17 @@ export async function createServices(deps: {
     clock,
     options: dispatcherOptionsFrom(config.webhooks),
   });
+  const connectors = createConnectorService({ state, audit, clock, box, covering, policies });
+  const sso = createSsoService({
+    state,
+    audit,
+    clock,
+    connectors,
+    oidc: createOidcClient({ secretOf: connectors.secretOf }),
+    users: createProviderUsers({ state, audit, clock }),
+    // Read per sign-in: the default address needs the web listener's port (publishWebPublicUrl).
+    publicUrl: () => currentUrl(),
+  });
   const sessionRegistry = createSessionRegistry({ state, audit, clock, bus: shared.bus });
   let sshEndpoint: { host: string; port: number } | undefined;
   let dbEndpoint: { host: string; port: number } | undefined;
@@ -320,6 +338,8 @@ export async function createServices(deps: {
     ...agentBasics,
     ...agentServices,
     webhooks,
+    connectors,
+    sso,
     webhookDispatcher,
     auditStore,
     auditRead: createAuditReadService({ audit }),

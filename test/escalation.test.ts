@@ -58,7 +58,7 @@ before(async () => {
       name: 'mgr',
       allow: {
         rules: [
-          { resources: ['users', 'roles', 'agents', 'resources', 'webhooks'], verbs: ['*'] },
+          { resources: ['users', 'roles', 'agents', 'resources', 'webhooks', 'connectors'], verbs: ['*'] },
           { resources: ['sessions'], verbs: ['list', 'read', 'create'] },
           { resources: ['events'], verbs: ['list', 'read'] },
         ],
@@ -244,6 +244,9 @@ const DECLARED: Record<string, string[]> = {
   // A proxy identity is no principal's right: only holders of cluster:create make join tokens.
   'POST /v1/cluster/join-tokens': [],
   'DELETE /v1/cluster/instances/:id': [],
+  'POST /v1/auth/connectors': ['connector-roles'],
+  'PUT /v1/auth/connectors/:id': ['connector-roles'],
+  'DELETE /v1/auth/connectors/:id': ['connector-roles'],
 };
 
 describe('route walk', () => {
@@ -431,7 +434,41 @@ const CASES: Case[] = [
       return { res: await as(hooker.token, 'POST', '/v1/webhooks', body), by };
     },
   },
+  {
+    route: 'POST /v1/auth/connectors',
+    attempt: (c, ok) => call(c, 'POST', '/v1/auth/connectors', connectorBody(unique('idp'), ok ? 'dev' : 'admin')),
+  },
+  {
+    route: 'PUT /v1/auth/connectors/:id',
+    attempt: async (c, ok) => {
+      const name = unique('idp');
+      const made = await created(admin('POST', '/v1/auth/connectors', connectorBody(name, 'dev')));
+      return call(c, 'PUT', `/v1/auth/connectors/${made.json.id}`, connectorBody(name, ok ? 'dev' : 'admin'));
+    },
+  },
+  {
+    route: 'DELETE /v1/auth/connectors/:id',
+    attempt: async (c, ok) => {
+      const made = await created(
+        admin('POST', '/v1/auth/connectors', connectorBody(unique('idp'), ok ? 'dev' : 'admin')),
+      );
+      return call(c, 'DELETE', `/v1/auth/connectors/${made.json.id}`);
+    },
+  },
 ];
+
+/** A single sign-on connector whose claims map to one role. */
+function connectorBody(name: string, role: string) {
+  return {
+    kind: 'oidc',
+    name,
+    display_name: name,
+    issuer: 'https://idp.example.com',
+    client_id: 'c',
+    client_secret: 's',
+    claims_to_roles: [{ claim: 'groups', value: '*', roles: [role] }],
+  };
+}
 
 describe('escalation matrix: every granting route × caller × target', () => {
   test('every route that grants something other than to the caller itself has a case', () => {

@@ -223,12 +223,17 @@ describe('console files', () => {
     // The security-key steps of a sign-in read the pending login's cookie themselves (src/api/mfa).
     assert.deepEqual(webapi.sort(), [
       'GET /webapi/ping',
+      // Single sign-on: the sign-in page's buttons, the redirect out, the way back, a native client's code.
+      'GET /webapi/sso/:connector/login',
+      'GET /webapi/sso/callback',
+      'GET /webapi/sso/connectors',
       'POST /webapi/mfa/passkey',
       'POST /webapi/mfa/passkey/options',
       'POST /webapi/mfa/sign-in',
       'POST /webapi/mfa/sign-in/options',
       'POST /webapi/session',
       'POST /webapi/session/refresh',
+      'POST /webapi/sso/exchange',
     ]);
     const session = routes.find((r) => r.method === 'DELETE' && r.url === '/webapi/session');
     assert.equal(session?.permission, 'authenticated');

@@ -45,6 +45,8 @@ import { compileSerializer } from './serializer.js';
 import { sessionRoutes } from './sessions/sessions.routes.js';
 import { sshCaRoutes } from './ssh-ca/ssh-ca.routes.js';
 import { sshKeyRoutes } from './ssh-keys/ssh-keys.routes.js';
+import { connectorRoutes } from './sso/connectors.routes.js';
+import { ssoRoutes } from './sso/sso.routes.js';
 import { tokenRoutes } from './tokens/tokens.routes.js';
 import { meRoutes } from './users/me.routes.js';
 import { userRoutes } from './users/users.routes.js';
@@ -101,6 +103,7 @@ function registerApiRoutes(scoped: App, services: Services): void {
   sshCaRoutes(scoped, services);
   appRoutes(scoped, services);
   clusterRoutes(scoped, services);
+  connectorRoutes(scoped, services);
 }
 
 export async function buildApi(services: Services, opts: ApiOptions): Promise<{ app: App; routes: RegisteredRoute[] }> {
@@ -218,11 +221,13 @@ export async function buildApi(services: Services, opts: ApiOptions): Promise<{ 
       if (opts.cluster) {
         consoleSessionRoutes(scoped, { tokens: services.tokens });
         mfaConsoleRoutes(scoped, services);
+        ssoRoutes(scoped, services);
       }
     } else {
       pingRoute(scoped, opts);
       webConsoleRoutes(scoped, { tokens: services.tokens });
       mfaConsoleRoutes(scoped, services);
+      ssoRoutes(scoped, services);
     }
     scoped.get('/v1/openapi.json', { config: { permission: 'public' }, schema: { hide: true } }, async () =>
       app.swagger(),

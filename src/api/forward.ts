@@ -181,7 +181,14 @@ export async function forwardToAuth(
       }
     }
 
-    for (const url of ['/v1/*', '/.well-known/*', '/webapi/session', '/webapi/session/*', '/webapi/mfa/*']) {
+    for (const url of [
+      '/v1/*',
+      '/.well-known/*',
+      '/webapi/session',
+      '/webapi/session/*',
+      '/webapi/mfa/*',
+      '/webapi/sso/*',
+    ]) {
       scope.route({ method: [...METHODS], url, handler });
     }
   });

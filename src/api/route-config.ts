@@ -19,6 +19,7 @@ export const GRANT_CHECKS = {
   'credential-roles': 'the caller covers every role an agent credential carries',
   'resource-visible': 'the caller could see the resource it registers',
   'events-readable': 'a webhook feeds audit events: the caller may read them',
+  'connector-roles': 'every role a single sign-on connector’s claims_to_roles can give is within the caller’s rights',
 } as const;
 export type GrantCheck = keyof typeof GRANT_CHECKS;
 

@@ -3,7 +3,7 @@ export const EVENT_TYPES = {
   'auth.token.issued': {
     code: 'GH1000I',
     description:
-      "An access token was issued for an API key (ended_logins: how many of the key's least recently used logins it ended, over tokens.max_logins_per_key).",
+      "An access token was issued for an API key (ended_logins: how many of the key's least recently used logins it ended, over tokens.max_logins_per_key), or for a single sign-on (connector).",
   },
   'auth.token.refreshed': { code: 'GH1001I', description: 'A refresh token was exchanged for a new pair.' },
   'auth.token.revoked': { code: 'GH1002I', description: 'Tokens were revoked.' },
@@ -17,6 +17,19 @@ export const EVENT_TYPES = {
     code: 'GH1006I',
     description: 'An agent exchanged a user token and its own for a token acting for the user (RFC 8693).',
   },
+  'auth.sso.login': {
+    code: 'GH1030I',
+    description:
+      'A person signed in through a single sign-on connector (connector, subject, the roles the claims mapped to).',
+  },
+  'auth.sso.failed': {
+    code: 'GH1031W',
+    description:
+      'A single sign-on was refused (reason: state_mismatch, bad_token, provider_error, no_role, disabled, name_taken, no_username, user_suspended, bad_code).',
+  },
+  'auth.connector.created': { code: 'GH1032I', description: 'A single sign-on connector was created.' },
+  'auth.connector.updated': { code: 'GH1033I', description: 'A single sign-on connector was replaced.' },
+  'auth.connector.deleted': { code: 'GH1034I', description: 'A single sign-on connector was deleted.' },
   // Second factor (src/mfa): GH105x, apart from the sign-in events around them.
   'auth.mfa.registered': {
     code: 'GH1050I',

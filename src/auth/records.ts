@@ -22,6 +22,8 @@ export interface UserRecord {
   roles: string[];
   traits: Record<string, string[]>;
   status: 'active' | 'suspended';
+  /** The single sign-on connector this user signs in through; its roles then come from the provider. */
+  auth?: string;
   created_at: string;
   updated_at: string;
 }

@@ -44,7 +44,9 @@ export const ConfigSchema = Type.Object(
         pattern: '^https?://(\\[[0-9a-fA-F:]+\\]|[A-Za-z0-9.-]+)(:\\d{1,5})?/?$',
         maxLength: 300,
         description:
-          'http(s)://host[:port] people reach the web listener at (behind a load balancer); default http://localhost:<web port>. Security keys and passkeys are bound to its host name (docs/mfa.md).',
+          'http(s)://host[:port] people reach the web listener at (as a load balancer or the tls listener answers it): ' +
+          'single sign-on redirect URIs, the WebAuthn relying party and app addresses are made from it; ' +
+          'default http://localhost:<web port> (https with tls).',
       }),
     ),
     apps_domain: Type.Optional(

@@ -21,6 +21,7 @@ export const ID_PREFIXES = {
   sshKey: 'sshkey_',
   mfaDevice: 'mfa_',
   request: 'req_',
+  connector: 'conn_',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -12,6 +12,7 @@ export const API_RESOURCES = [
   'tokens',
   // The cluster's proxies: join tokens and the identities they gave (api/cluster/).
   'cluster',
+  'connectors',
 ] as const;
 export type ApiResource = (typeof API_RESOURCES)[number];
 

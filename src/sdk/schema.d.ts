@@ -464,6 +464,8 @@ export interface paths {
                                     [key: string]: string[];
                                 };
                                 status: "active" | "suspended";
+                                /** @description The single sign-on connector this user signs in through; its roles are then what the provider maps, set at every sign-in */
+                                auth?: string;
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601, UTC
@@ -574,6 +576,8 @@ export interface paths {
                                 [key: string]: string[];
                             };
                             status: "active" | "suspended";
+                            /** @description The single sign-on connector this user signs in through; its roles are then what the provider maps, set at every sign-in */
+                            auth?: string;
                             /**
                              * Format: date-time
                              * @description ISO 8601, UTC
@@ -679,6 +683,8 @@ export interface paths {
                                 [key: string]: string[];
                             };
                             status: "active" | "suspended";
+                            /** @description The single sign-on connector this user signs in through; its roles are then what the provider maps, set at every sign-in */
+                            auth?: string;
                             /**
                              * Format: date-time
                              * @description ISO 8601, UTC
@@ -863,6 +869,8 @@ export interface paths {
                                 [key: string]: string[];
                             };
                             status: "active" | "suspended";
+                            /** @description The single sign-on connector this user signs in through; its roles are then what the provider maps, set at every sign-in */
+                            auth?: string;
                             /**
                              * Format: date-time
                              * @description ISO 8601, UTC
@@ -2269,7 +2277,7 @@ export interface paths {
                                 builtin: boolean;
                                 allow: {
                                     rules?: {
-                                        resources: ("users" | "roles" | "resources" | "agents" | "sessions" | "recordings" | "events" | "webhooks" | "tokens" | "cluster" | "*")[];
+                                        resources: ("users" | "roles" | "resources" | "agents" | "sessions" | "recordings" | "events" | "webhooks" | "tokens" | "cluster" | "connectors" | "*")[];
                                         verbs: ("list" | "read" | "create" | "update" | "delete" | "*")[];
                                     }[];
                                     resources?: {
@@ -2296,7 +2304,7 @@ export interface paths {
                                 };
                                 deny: {
                                     rules?: {
-                                        resources: ("users" | "roles" | "resources" | "agents" | "sessions" | "recordings" | "events" | "webhooks" | "tokens" | "cluster" | "*")[];
+                                        resources: ("users" | "roles" | "resources" | "agents" | "sessions" | "recordings" | "events" | "webhooks" | "tokens" | "cluster" | "connectors" | "*")[];
                                         verbs: ("list" | "read" | "create" | "update" | "delete" | "*")[];
                                     }[];
                                     resources?: {
@@ -2419,7 +2427,7 @@ export interface paths {
                         description?: string;
                         allow: {
                             rules?: {
-                                resources: ("users" | "roles" | "resources" | "agents" | "sessions" | "recordings" | "events" | "webhooks" | "tokens" | "cluster" | "*")[];
+                                resources: ("users" | "roles" | "resources" | "agents" | "sessions" | "recordings" | "events" | "webhooks" | "tokens" | "cluster" | "connectors" | "*")[];
                                 verbs: ("list" | "read" | "create" | "update" | "delete" | "*")[];
                             }[];
                             resources?: {
@@ -2446,7 +2454,7 @@ export interface paths {
                         };
                         deny?: {
                             rules?: {
-                                resources: ("users" | "roles" | "resources" | "agents" | "sessions" | "recordings" | "events" | "webhooks" | "tokens" | "cluster" | "*")[];
+                                resources: ("users" | "roles" | "resources" | "agents" | "sessions" | "recordings" | "events" | "webhooks" | "tokens" | "cluster" | "connectors" | "*")[];
                                 verbs: ("list" | "read" | "create" | "update" | "delete" | "*")[];
                             }[];
                             resources?: {
@@ -2505,7 +2513,7 @@ export interface paths {
                             builtin: boolean;
                             allow: {
                                 rules?: {
-                                    resources: ("users" | "roles" | "resources" | "agents" | "sessions" | "recordings" | "events" | "webhooks" | "tokens" | "cluster" | "*")[];
+                                    resources: ("users" | "roles" | "resources" | "agents" | "sessions" | "recordings" | "events" | "webhooks" | "tokens" | "cluster" | "connectors" | "*")[];
                                     verbs: ("list" | "read" | "create" | "update" | "delete" | "*")[];
                                 }[];
                                 resources?: {
@@ -2532,7 +2540,7 @@ export interface paths {
                             };
                             deny: {
                                 rules?: {
-                                    resources: ("users" | "roles" | "resources" | "agents" | "sessions" | "recordings" | "events" | "webhooks" | "tokens" | "cluster" | "*")[];
+                                    resources: ("users" | "roles" | "resources" | "agents" | "sessions" | "recordings" | "events" | "webhooks" | "tokens" | "cluster" | "connectors" | "*")[];
                                     verbs: ("list" | "read" | "create" | "update" | "delete" | "*")[];
                                 }[];
                                 resources?: {
@@ -2673,7 +2681,7 @@ export interface paths {
                             builtin: boolean;
                             allow: {
                                 rules?: {
-                                    resources: ("users" | "roles" | "resources" | "agents" | "sessions" | "recordings" | "events" | "webhooks" | "tokens" | "cluster" | "*")[];
+                                    resources: ("users" | "roles" | "resources" | "agents" | "sessions" | "recordings" | "events" | "webhooks" | "tokens" | "cluster" | "connectors" | "*")[];
                                     verbs: ("list" | "read" | "create" | "update" | "delete" | "*")[];
                                 }[];
                                 resources?: {
@@ -2700,7 +2708,7 @@ export interface paths {
                             };
                             deny: {
                                 rules?: {
-                                    resources: ("users" | "roles" | "resources" | "agents" | "sessions" | "recordings" | "events" | "webhooks" | "tokens" | "cluster" | "*")[];
+                                    resources: ("users" | "roles" | "resources" | "agents" | "sessions" | "recordings" | "events" | "webhooks" | "tokens" | "cluster" | "connectors" | "*")[];
                                     verbs: ("list" | "read" | "create" | "update" | "delete" | "*")[];
                                 }[];
                                 resources?: {
@@ -2819,7 +2827,7 @@ export interface paths {
                         description?: string;
                         allow: {
                             rules?: {
-                                resources: ("users" | "roles" | "resources" | "agents" | "sessions" | "recordings" | "events" | "webhooks" | "tokens" | "cluster" | "*")[];
+                                resources: ("users" | "roles" | "resources" | "agents" | "sessions" | "recordings" | "events" | "webhooks" | "tokens" | "cluster" | "connectors" | "*")[];
                                 verbs: ("list" | "read" | "create" | "update" | "delete" | "*")[];
                             }[];
                             resources?: {
@@ -2846,7 +2854,7 @@ export interface paths {
                         };
                         deny?: {
                             rules?: {
-                                resources: ("users" | "roles" | "resources" | "agents" | "sessions" | "recordings" | "events" | "webhooks" | "tokens" | "cluster" | "*")[];
+                                resources: ("users" | "roles" | "resources" | "agents" | "sessions" | "recordings" | "events" | "webhooks" | "tokens" | "cluster" | "connectors" | "*")[];
                                 verbs: ("list" | "read" | "create" | "update" | "delete" | "*")[];
                             }[];
                             resources?: {
@@ -2904,7 +2912,7 @@ export interface paths {
                             builtin: boolean;
                             allow: {
                                 rules?: {
-                                    resources: ("users" | "roles" | "resources" | "agents" | "sessions" | "recordings" | "events" | "webhooks" | "tokens" | "cluster" | "*")[];
+                                    resources: ("users" | "roles" | "resources" | "agents" | "sessions" | "recordings" | "events" | "webhooks" | "tokens" | "cluster" | "connectors" | "*")[];
                                     verbs: ("list" | "read" | "create" | "update" | "delete" | "*")[];
                                 }[];
                                 resources?: {
@@ -2931,7 +2939,7 @@ export interface paths {
                             };
                             deny: {
                                 rules?: {
-                                    resources: ("users" | "roles" | "resources" | "agents" | "sessions" | "recordings" | "events" | "webhooks" | "tokens" | "cluster" | "*")[];
+                                    resources: ("users" | "roles" | "resources" | "agents" | "sessions" | "recordings" | "events" | "webhooks" | "tokens" | "cluster" | "connectors" | "*")[];
                                     verbs: ("list" | "read" | "create" | "update" | "delete" | "*")[];
                                 }[];
                                 resources?: {
@@ -9006,6 +9014,619 @@ export interface paths {
         put?: never;
         post?: never;
         /** Remove a proxy’s identity: its next call is refused and its live sessions end */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                204: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Not authenticated: no token, or one that is invalid, expired or revoked (problem+json) */
+                401: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limited (an agent over its limit, or too many failed logins): wait Retry-After seconds */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/connectors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List single sign-on connectors */
+        get: {
+            parameters: {
+                query?: {
+                    page?: number;
+                    per_page?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            connectors: {
+                                /** @description conn_… */
+                                id: string;
+                                /** @enum {string} */
+                                kind: "oidc";
+                                /** @description Letters, digits and . _ @ -, starting with a letter or digit */
+                                name: string;
+                                /** @description Shown on the button: "Sign in with …" */
+                                display_name: string;
+                                /** @description The OpenID Provider’s issuer URL (https; http only on loopback) */
+                                issuer: string;
+                                client_id: string;
+                                /** @description Default openid, profile, email; openid is always asked */
+                                scopes: string[];
+                                claims_to_roles: {
+                                    claim: string;
+                                    /** @description A `*` glob over the claim’s value(s) */
+                                    value: string;
+                                    roles: string[];
+                                }[];
+                                /** @description Trait name → claim (e.g. {"logins": "unix_username"}); replaced at every sign-in */
+                                traits_from_claims: {
+                                    [key: string]: string;
+                                };
+                                username_claim: string;
+                                /** @description false: nobody signs in through it */
+                                enabled: boolean;
+                                /** @description Seconds one sign-in lasts, refreshes included (default 43200); then the provider is asked again */
+                                max_session_ttl: number;
+                                /** @description Register this at the provider (made from web_public_url) */
+                                redirect_uri: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601, UTC
+                                 */
+                                created_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601, UTC
+                                 */
+                                updated_at: string;
+                            }[];
+                            pagination: {
+                                total: number;
+                                page: number;
+                                per_page: number;
+                            };
+                        };
+                    };
+                };
+                /** @description Not authenticated: no token, or one that is invalid, expired or revoked (problem+json) */
+                401: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limited (an agent over its limit, or too many failed logins): wait Retry-After seconds */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Create a single sign-on connector (answers the redirect_uri to register at the provider) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        kind: "oidc";
+                        /** @description Letters, digits and . _ @ -, starting with a letter or digit */
+                        name: string;
+                        /** @description Shown on the button: "Sign in with …" */
+                        display_name: string;
+                        /** @description The OpenID Provider’s issuer URL (https; http only on loopback) */
+                        issuer: string;
+                        client_id: string;
+                        /** @description Required on create; on PUT, absent keeps it */
+                        client_secret?: string;
+                        /** @description Default openid, profile, email; openid is always asked */
+                        scopes?: string[];
+                        claims_to_roles: {
+                            claim: string;
+                            /** @description A `*` glob over the claim’s value(s) */
+                            value: string;
+                            roles: string[];
+                        }[];
+                        /** @description Trait name → claim (e.g. {"logins": "unix_username"}); replaced at every sign-in */
+                        traits_from_claims?: {
+                            [key: string]: string;
+                        };
+                        /** @description The claim whose value is the user name (default preferred_username) */
+                        username_claim?: string;
+                        /** @description false: nobody signs in through it */
+                        enabled?: boolean;
+                        /** @description Seconds one sign-in lasts, refreshes included (default 43200); then the provider is asked again */
+                        max_session_ttl?: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description A single sign-on connector; its client secret is never answered */
+                201: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description conn_… */
+                            id: string;
+                            /** @enum {string} */
+                            kind: "oidc";
+                            /** @description Letters, digits and . _ @ -, starting with a letter or digit */
+                            name: string;
+                            /** @description Shown on the button: "Sign in with …" */
+                            display_name: string;
+                            /** @description The OpenID Provider’s issuer URL (https; http only on loopback) */
+                            issuer: string;
+                            client_id: string;
+                            /** @description Default openid, profile, email; openid is always asked */
+                            scopes: string[];
+                            claims_to_roles: {
+                                claim: string;
+                                /** @description A `*` glob over the claim’s value(s) */
+                                value: string;
+                                roles: string[];
+                            }[];
+                            /** @description Trait name → claim (e.g. {"logins": "unix_username"}); replaced at every sign-in */
+                            traits_from_claims: {
+                                [key: string]: string;
+                            };
+                            username_claim: string;
+                            /** @description false: nobody signs in through it */
+                            enabled: boolean;
+                            /** @description Seconds one sign-in lasts, refreshes included (default 43200); then the provider is asked again */
+                            max_session_ttl: number;
+                            /** @description Register this at the provider (made from web_public_url) */
+                            redirect_uri: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            updated_at: string;
+                        };
+                    };
+                };
+                /** @description Not authenticated: no token, or one that is invalid, expired or revoked (problem+json) */
+                401: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limited (an agent over its limit, or too many failed logins): wait Retry-After seconds */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/connectors/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a single sign-on connector */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A single sign-on connector; its client secret is never answered */
+                200: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description conn_… */
+                            id: string;
+                            /** @enum {string} */
+                            kind: "oidc";
+                            /** @description Letters, digits and . _ @ -, starting with a letter or digit */
+                            name: string;
+                            /** @description Shown on the button: "Sign in with …" */
+                            display_name: string;
+                            /** @description The OpenID Provider’s issuer URL (https; http only on loopback) */
+                            issuer: string;
+                            client_id: string;
+                            /** @description Default openid, profile, email; openid is always asked */
+                            scopes: string[];
+                            claims_to_roles: {
+                                claim: string;
+                                /** @description A `*` glob over the claim’s value(s) */
+                                value: string;
+                                roles: string[];
+                            }[];
+                            /** @description Trait name → claim (e.g. {"logins": "unix_username"}); replaced at every sign-in */
+                            traits_from_claims: {
+                                [key: string]: string;
+                            };
+                            username_claim: string;
+                            /** @description false: nobody signs in through it */
+                            enabled: boolean;
+                            /** @description Seconds one sign-in lasts, refreshes included (default 43200); then the provider is asked again */
+                            max_session_ttl: number;
+                            /** @description Register this at the provider (made from web_public_url) */
+                            redirect_uri: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            updated_at: string;
+                        };
+                    };
+                };
+                /** @description Not authenticated: no token, or one that is invalid, expired or revoked (problem+json) */
+                401: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limited (an agent over its limit, or too many failed logins): wait Retry-After seconds */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        /** Replace a single sign-on connector (you must cover what it gives, before and after) */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        kind: "oidc";
+                        /** @description Letters, digits and . _ @ -, starting with a letter or digit */
+                        name: string;
+                        /** @description Shown on the button: "Sign in with …" */
+                        display_name: string;
+                        /** @description The OpenID Provider’s issuer URL (https; http only on loopback) */
+                        issuer: string;
+                        client_id: string;
+                        /** @description Required on create; on PUT, absent keeps it */
+                        client_secret?: string;
+                        /** @description Default openid, profile, email; openid is always asked */
+                        scopes?: string[];
+                        claims_to_roles: {
+                            claim: string;
+                            /** @description A `*` glob over the claim’s value(s) */
+                            value: string;
+                            roles: string[];
+                        }[];
+                        /** @description Trait name → claim (e.g. {"logins": "unix_username"}); replaced at every sign-in */
+                        traits_from_claims?: {
+                            [key: string]: string;
+                        };
+                        /** @description The claim whose value is the user name (default preferred_username) */
+                        username_claim?: string;
+                        /** @description false: nobody signs in through it */
+                        enabled?: boolean;
+                        /** @description Seconds one sign-in lasts, refreshes included (default 43200); then the provider is asked again */
+                        max_session_ttl?: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description A single sign-on connector; its client secret is never answered */
+                200: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description conn_… */
+                            id: string;
+                            /** @enum {string} */
+                            kind: "oidc";
+                            /** @description Letters, digits and . _ @ -, starting with a letter or digit */
+                            name: string;
+                            /** @description Shown on the button: "Sign in with …" */
+                            display_name: string;
+                            /** @description The OpenID Provider’s issuer URL (https; http only on loopback) */
+                            issuer: string;
+                            client_id: string;
+                            /** @description Default openid, profile, email; openid is always asked */
+                            scopes: string[];
+                            claims_to_roles: {
+                                claim: string;
+                                /** @description A `*` glob over the claim’s value(s) */
+                                value: string;
+                                roles: string[];
+                            }[];
+                            /** @description Trait name → claim (e.g. {"logins": "unix_username"}); replaced at every sign-in */
+                            traits_from_claims: {
+                                [key: string]: string;
+                            };
+                            username_claim: string;
+                            /** @description false: nobody signs in through it */
+                            enabled: boolean;
+                            /** @description Seconds one sign-in lasts, refreshes included (default 43200); then the provider is asked again */
+                            max_session_ttl: number;
+                            /** @description Register this at the provider (made from web_public_url) */
+                            redirect_uri: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            updated_at: string;
+                        };
+                    };
+                };
+                /** @description Not authenticated: no token, or one that is invalid, expired or revoked (problem+json) */
+                401: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limited (an agent over its limit, or too many failed logins): wait Retry-After seconds */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        /** Delete a single sign-on connector (its users keep their records, and sign in no more) */
         delete: {
             parameters: {
                 query?: never;

@@ -42,6 +42,7 @@ export const toUserResponse = (u: UserRecord) => ({
   roles: u.roles,
   traits: u.traits,
   status: u.status,
+  ...(u.auth ? { auth: u.auth } : {}),
   created_at: u.created_at,
   updated_at: u.updated_at,
 });
@@ -206,6 +207,14 @@ export function createUserService(deps: {
         (f) => JSON.stringify(after[f]) !== JSON.stringify(before[f]),
       );
       if (changed.length === 0) return before;
+      if (before.auth && changed.includes('roles')) {
+        // The provider is the source of truth: a hand-made role would be gone at the next sign-in,
+        // or worse, outlive the group that justified it until then.
+        throw conflict(
+          `user ${before.name} signs in through connector ${before.auth}: their roles are what its claims_to_roles ` +
+            'maps their claims to, set at every sign-in; change the mapping or their groups at the provider',
+        );
+      }
       await deps.covering.requirePrincipal(ctx, { kind: 'user', id }, `change user ${before.name}`);
       await deps.covering.require(
         ctx,

@@ -18,6 +18,12 @@ export const User = Type.Object(
     roles: Type.Array(Name),
     traits: Traits,
     status: Type.Union([Type.Literal('active'), Type.Literal('suspended')]),
+    auth: Type.Optional(
+      Type.String({
+        description:
+          'The single sign-on connector this user signs in through; its roles are then what the provider maps, set at every sign-in',
+      }),
+    ),
     created_at: Timestamp,
     updated_at: Timestamp,
   },
