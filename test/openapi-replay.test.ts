@@ -175,6 +175,23 @@ async function walk(): Promise<void> {
   await call('GET', '/v1/audit/access');
   await call('GET', '/v1/audit/sessions');
 
+  // Security keys: the caller's own (none yet), and an administrator's view of someone's.
+  const me = (await call('GET', '/v1/users/me')).json;
+  await call('GET', '/v1/users/me/mfa/devices');
+  await call('POST', '/v1/users/me/mfa/devices/options', { body: {} });
+  await call('POST', '/v1/users/me/mfa/devices', { body: { name: 'k', response: {} } });
+  await call('PATCH', '/v1/users/me/mfa/devices/nokey', { body: { name: 'renamed' } });
+  await call('DELETE', '/v1/users/me/mfa/devices/nokey');
+  await call('GET', `/v1/users/${me?.id}/mfa/devices`);
+  await call('DELETE', `/v1/users/${me?.id}/mfa/devices`);
+
+  // Single sign-on connectors: list, a refused creation, and a connector that does not exist.
+  await call('GET', '/v1/auth/connectors');
+  await call('POST', '/v1/auth/connectors', { body: { kind: 'oidc' } });
+  await call('GET', '/v1/auth/connectors/nowhere');
+  await call('PUT', '/v1/auth/connectors/nowhere', { body: { kind: 'oidc' } });
+  await call('DELETE', '/v1/auth/connectors/nowhere');
+
   // Cleanup and framework answers: 204s, 404/405/415/400 from outside any handler.
   await call('DELETE', `/v1/resources/${db.id}`);
   await call('DELETE', '/v1/users/replay-alice');
