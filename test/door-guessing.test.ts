@@ -15,21 +15,24 @@ import { registerSshdServer, requireSshd, type Sshd, startSshd } from './helpers
 
 const MAX_FAILURES = 3;
 
-describe('guessing tokens at the SSH and PostgreSQL doors is throttled; the right token still works', () => {
-  let gh: TestServer;
-  let sshd: Sshd | undefined;
-  let token: string;
-  const admin = (method: string, path: string, body?: unknown) =>
-    api(gh.url, method, path, { token: gh.adminToken, ...(body === undefined ? {} : { body }) });
-  const throttledEvents = async () =>
-    ((await admin('GET', '/v1/events?type=auth.login.throttled&per_page=100')).json.events as unknown[]).length;
-  const failedEvents = async () =>
-    ((await admin('GET', '/v1/events?type=auth.login.failed&per_page=100')).json.events as unknown[]).length;
+// Each suite runs only where its parts run; under CI a missing one fails (requireSshd, requirePostgres).
+const sshdHere = requireSshd('SSH door attacks');
+const postgresHere = requirePostgres('PostgreSQL door attacks');
 
-  before(async () => {
-    gh = await startTestServer({ 'login_throttle.max_failures': MAX_FAILURES, 'login_throttle.window': '10m' });
-    const roles: string[] = [];
-    if (requireSshd('SSH guessing')) {
+if (sshdHere && postgresHere)
+  describe('guessing tokens at the SSH and PostgreSQL doors is throttled; the right token still works', () => {
+    let gh: TestServer;
+    let sshd: Sshd;
+    let token: string;
+    const admin = (method: string, path: string, body?: unknown) =>
+      api(gh.url, method, path, { token: gh.adminToken, ...(body === undefined ? {} : { body }) });
+    const throttledEvents = async () =>
+      ((await admin('GET', '/v1/events?type=auth.login.throttled&per_page=100')).json.events as unknown[]).length;
+    const failedEvents = async () =>
+      ((await admin('GET', '/v1/events?type=auth.login.failed&per_page=100')).json.events as unknown[]).length;
+
+    before(async () => {
+      gh = await startTestServer({ 'login_throttle.max_failures': MAX_FAILURES, 'login_throttle.window': '10m' });
       sshd = await startSshd();
       await registerSshdServer(admin, sshd, 'web-1', { env: 'dev' });
       const role = await admin('POST', '/v1/roles', {
@@ -37,153 +40,146 @@ describe('guessing tokens at the SSH and PostgreSQL doors is throttled; the righ
         allow: { resources: [{ kinds: ['server'], labels: { env: 'dev' } }], logins: [sshd.login] },
       });
       assert.equal(role.status, 201, role.text);
-      roles.push('ssh-dev');
-    }
-    if (requirePostgres('PostgreSQL guessing')) {
       await registerPostgres(gh);
       await createDbRole(gh, 'db-any');
-      roles.push('db-any');
-    }
-    token = (await userWithRoles(gh, 'guessed', roles)).token;
-  });
-  after(async () => {
-    await gh?.stop();
-    await sshd?.stop();
-  });
-
-  test('SSH: wrong tokens as the password are counted, then refused unchecked; the right token logs in', async (t) => {
-    if (!sshd) return t.skip('no sshd');
-    const login = sshd.login;
-    const port = gh.gatehouse.sshAddr?.port as number;
-    const throttledBefore = await throttledEvents();
-    const failedBefore = await failedEvents();
-    // One wrong token more than the limit, each a new secret (so only the address counter fills).
-    for (let i = 0; i <= MAX_FAILURES; i++) {
-      const wrong = await sshExec('true', { port, user: `${login}@web-1`, password: `gha_wrong-guess-${i}` });
-      assert.equal(wrong.code, 255);
-    }
-    assert.equal((await failedEvents()) - failedBefore, MAX_FAILURES, 'the first failures are counted');
-    assert.ok((await throttledEvents()) > throttledBefore, 'the failure past the limit is throttled');
-    const right = await sshExec('echo in', { port, user: `${login}@web-1`, password: token });
-    assert.equal(right.stdout, 'in\n', right.stderr);
-  });
-
-  test('PostgreSQL: wrong tokens as the password are counted, then refused unchecked; the right token connects', async (t) => {
-    if (!requirePostgres('PostgreSQL guessing')) return t.skip('no PostgreSQL');
-    const port = gh.gatehouse.dbAddr?.port as number;
-    const conninfo = through(port, 'postgres', 'pg', 'test');
-    const throttledBefore = await throttledEvents();
-    for (let i = 0; i <= MAX_FAILURES; i++) {
-      const wrong = await psql(conninfo, `gha_wrong-db-guess-${i}`, ['-c', 'select 1']);
-      assert.equal(wrong.code, 2);
-    }
-    const last = await psql(conninfo, 'gha_wrong-db-guess-last', ['-c', 'select 1']);
-    assert.match(last.stderr, /too many failed attempts/);
-    assert.ok((await throttledEvents()) > throttledBefore, 'the failures past the limit are throttled');
-    const right = await psql(conninfo, token, ['-tAc', 'select 41 + 1']);
-    assert.equal(right.stdout.trim(), '42', right.stderr);
-  });
-});
-
-describe('the SSH door refuses ways back into the client: agent and X11 forwarding, remote forwards (-R)', () => {
-  let gh: TestServer;
-  let sshd: Sshd | undefined;
-  let token: string;
-  const admin = (method: string, path: string, body?: unknown) =>
-    api(gh.url, method, path, { token: gh.adminToken, ...(body === undefined ? {} : { body }) });
-
-  before(async () => {
-    gh = await startTestServer();
-    if (!requireSshd('SSH forwarding refusals')) return;
-    sshd = await startSshd();
-    await registerSshdServer(admin, sshd, 'web-1', { env: 'dev' });
-    // A role that allows port forwarding, so what is refused is refused as a way back, not for lack of a grant.
-    const role = await admin('POST', '/v1/roles', {
-      name: 'ssh-fwd',
-      allow: { resources: [{ kinds: ['server'] }], logins: [sshd.login] },
-      options: { port_forwarding: true },
+      const roles = ['ssh-dev', 'db-any'];
+      token = (await userWithRoles(gh, 'guessed', roles)).token;
     });
-    assert.equal(role.status, 201, role.text);
-    token = (await userWithRoles(gh, 'forwarder', ['ssh-fwd'])).token;
-  });
-  after(async () => {
-    await gh?.stop();
-    await sshd?.stop();
+    after(async () => {
+      await gh?.stop();
+      await sshd?.stop();
+    });
+
+    test('SSH: wrong tokens as the password are counted, then refused unchecked; the right token logs in', async () => {
+      const login = sshd.login;
+      const port = gh.gatehouse.sshAddr?.port as number;
+      const throttledBefore = await throttledEvents();
+      const failedBefore = await failedEvents();
+      // One wrong token more than the limit, each a new secret (so only the address counter fills).
+      for (let i = 0; i <= MAX_FAILURES; i++) {
+        const wrong = await sshExec('true', { port, user: `${login}@web-1`, password: `gha_wrong-guess-${i}` });
+        assert.equal(wrong.code, 255);
+      }
+      assert.equal((await failedEvents()) - failedBefore, MAX_FAILURES, 'the first failures are counted');
+      assert.ok((await throttledEvents()) > throttledBefore, 'the failure past the limit is throttled');
+      const right = await sshExec('echo in', { port, user: `${login}@web-1`, password: token });
+      assert.equal(right.stdout, 'in\n', right.stderr);
+    });
+
+    test('PostgreSQL: wrong tokens as the password are counted, then refused unchecked; the right token connects', async () => {
+      const port = gh.gatehouse.dbAddr?.port as number;
+      const conninfo = through(port, 'postgres', 'pg', 'test');
+      const throttledBefore = await throttledEvents();
+      for (let i = 0; i <= MAX_FAILURES; i++) {
+        const wrong = await psql(conninfo, `gha_wrong-db-guess-${i}`, ['-c', 'select 1']);
+        assert.equal(wrong.code, 2);
+      }
+      const last = await psql(conninfo, 'gha_wrong-db-guess-last', ['-c', 'select 1']);
+      assert.match(last.stderr, /too many failed attempts/);
+      assert.ok((await throttledEvents()) > throttledBefore, 'the failures past the limit are throttled');
+      const right = await psql(conninfo, token, ['-tAc', 'select 41 + 1']);
+      assert.equal(right.stdout.trim(), '42', right.stderr);
+    });
   });
 
-  test('each is refused by the proxy; an exec on the same connection runs (positive control)', async (t) => {
-    if (!sshd) return t.skip('no sshd');
-    const client = new ssh2.Client();
-    await new Promise<void>((resolve, reject) => {
-      client.once('ready', () => resolve()).once('error', reject);
-      client.connect({
-        host: '127.0.0.1',
-        port: gh.gatehouse.sshAddr?.port as number,
-        username: `${sshd?.login}@web-1`,
-        password: token,
-        // The agent forwarding request needs an agent to name; it is never reached.
-        agent: '/nonexistent/agent.sock',
-        readyTimeout: 30_000,
+if (sshdHere)
+  describe('the SSH door refuses ways back into the client: agent and X11 forwarding, remote forwards (-R)', () => {
+    let gh: TestServer;
+    let sshd: Sshd | undefined;
+    let token: string;
+    const admin = (method: string, path: string, body?: unknown) =>
+      api(gh.url, method, path, { token: gh.adminToken, ...(body === undefined ? {} : { body }) });
+
+    before(async () => {
+      gh = await startTestServer();
+      sshd = await startSshd();
+      await registerSshdServer(admin, sshd, 'web-1', { env: 'dev' });
+      // A role that allows port forwarding, so what is refused is refused as a way back, not for lack of a grant.
+      const role = await admin('POST', '/v1/roles', {
+        name: 'ssh-fwd',
+        allow: { resources: [{ kinds: ['server'] }], logins: [sshd.login] },
+        options: { port_forwarding: true },
       });
+      assert.equal(role.status, 201, role.text);
+      token = (await userWithRoles(gh, 'forwarder', ['ssh-fwd'])).token;
     });
-    try {
-      // ssh2 sends the agent request with agentForward (its types omit the option).
-      const exec = (cmd: string, opts: ssh2.ExecOptions & { agentForward?: boolean }) =>
-        new Promise<{ error?: Error; out: string }>((resolve) => {
-          client.exec(cmd, opts, (error, stream) => {
-            if (error) return resolve({ error, out: '' });
-            let out = '';
-            stream.on('data', (d: Buffer) => {
-              out += d.toString();
-            });
-            stream.stderr.resume();
-            stream.on('close', () => resolve({ out }));
-          });
+    after(async () => {
+      await gh?.stop();
+      await sshd?.stop();
+    });
+
+    test('each is refused by the proxy; an exec on the same connection runs (positive control)', async () => {
+      const client = new ssh2.Client();
+      await new Promise<void>((resolve, reject) => {
+        client.once('ready', () => resolve()).once('error', reject);
+        client.connect({
+          host: '127.0.0.1',
+          port: gh.gatehouse.sshAddr?.port as number,
+          username: `${sshd?.login}@web-1`,
+          password: token,
+          // The agent forwarding request needs an agent to name; it is never reached.
+          agent: '/nonexistent/agent.sock',
+          readyTimeout: 30_000,
         });
-      const agent = await exec('echo agent', { agentForward: true });
-      assert.match(String(agent.error?.message), /agent forwarding/i);
-      const x11 = await exec('echo x11', { x11: true });
-      assert.match(String(x11.error?.message), /X11/i);
-      const remote = await new Promise<Error | undefined>((resolve) =>
-        client.forwardIn('127.0.0.1', 0, (error) => resolve(error ?? undefined)),
-      );
-      assert.ok(remote, 'the remote forward (-R) was refused');
-      const plain = await exec('echo plain', {});
-      assert.equal(plain.error, undefined);
-      assert.equal(plain.out, 'plain\n');
-    } finally {
-      client.end();
-    }
+      });
+      try {
+        // ssh2 sends the agent request with agentForward (its types omit the option).
+        const exec = (cmd: string, opts: ssh2.ExecOptions & { agentForward?: boolean }) =>
+          new Promise<{ error?: Error; out: string }>((resolve) => {
+            client.exec(cmd, opts, (error, stream) => {
+              if (error) return resolve({ error, out: '' });
+              let out = '';
+              stream.on('data', (d: Buffer) => {
+                out += d.toString();
+              });
+              stream.stderr.resume();
+              stream.on('close', () => resolve({ out }));
+            });
+          });
+        const agent = await exec('echo agent', { agentForward: true });
+        assert.match(String(agent.error?.message), /agent forwarding/i);
+        const x11 = await exec('echo x11', { x11: true });
+        assert.match(String(x11.error?.message), /X11/i);
+        const remote = await new Promise<Error | undefined>((resolve) =>
+          client.forwardIn('127.0.0.1', 0, (error) => resolve(error ?? undefined)),
+        );
+        assert.ok(remote, 'the remote forward (-R) was refused');
+        const plain = await exec('echo plain', {});
+        assert.equal(plain.error, undefined);
+        assert.equal(plain.out, 'plain\n');
+      } finally {
+        client.end();
+      }
+    });
   });
-});
 
-describe('the PostgreSQL door bounds the startup message', () => {
-  let gh: TestServer;
-  before(async () => {
-    // A long handshake deadline, so only the size bound (not the deadline) can end the connection.
-    gh = await startTestServer({ 'proxy.handshake_timeout': '2m' });
-  });
-  after(async () => {
-    await gh?.stop();
-  });
+if (postgresHere)
+  describe('the PostgreSQL door bounds the startup message', () => {
+    let gh: TestServer;
+    before(async () => {
+      // A long handshake deadline, so only the size bound (not the deadline) can end the connection.
+      gh = await startTestServer({ 'proxy.handshake_timeout': '2m' });
+    });
+    after(async () => {
+      await gh?.stop();
+    });
 
-  test('a startup packet announcing 1 MiB is refused as soon as its length is read; a normal one is served', async (t) => {
-    if (!requirePostgres('PostgreSQL startup bound')) return t.skip('no PostgreSQL');
-    const port = gh.gatehouse.dbAddr?.port as number;
-    const socket = connect(port, '127.0.0.1');
-    const head = Buffer.alloc(8);
-    head.writeInt32BE(1024 * 1024, 0); // the length, beyond the 64 KiB bound
-    head.writeInt32BE(196608, 4); // protocol 3.0
-    socket.write(head);
-    socket.resume();
-    const closed = await Promise.race([
-      new Promise<boolean>((resolve) => socket.once('close', () => resolve(true))),
-      sleep(30_000).then(() => false),
-    ]);
-    socket.destroy();
-    assert.ok(closed, 'the proxy closed the connection without waiting for the announced megabyte');
-    // Positive control: the door still answers a client (the password is wrong, so it says so).
-    const answer = await psql(through(port, 'postgres', 'pg', 'test'), 'gha_not-a-token', ['-c', 'select 1']);
-    assert.match(answer.stderr, /not a valid Gatehouse access token or ticket/);
+    test('a startup packet announcing 1 MiB is refused as soon as its length is read; a normal one is served', async () => {
+      const port = gh.gatehouse.dbAddr?.port as number;
+      const socket = connect(port, '127.0.0.1');
+      const head = Buffer.alloc(8);
+      head.writeInt32BE(1024 * 1024, 0); // the length, beyond the 64 KiB bound
+      head.writeInt32BE(196608, 4); // protocol 3.0
+      socket.write(head);
+      socket.resume();
+      const closed = await Promise.race([
+        new Promise<boolean>((resolve) => socket.once('close', () => resolve(true))),
+        sleep(30_000).then(() => false),
+      ]);
+      socket.destroy();
+      assert.ok(closed, 'the proxy closed the connection without waiting for the announced megabyte');
+      // Positive control: the door still answers a client (the password is wrong, so it says so).
+      const answer = await psql(through(port, 'postgres', 'pg', 'test'), 'gha_not-a-token', ['-c', 'select 1']);
+      assert.match(answer.stderr, /not a valid Gatehouse access token or ticket/);
+    });
   });
-});
