@@ -2,7 +2,23 @@
 // `BENCH_READY <json>` on stdout once it listens, and shuts down on SIGTERM, SIGINT or when its
 // stdin closes (so it never outlives a parent that died).
 
+import { type ChildProcess, spawn } from 'node:child_process';
+
 export const READY_PREFIX = 'BENCH_READY ';
+
+/** Runs a TypeScript child (tsx) and resolves with what its READY line says, once it printed it. */
+export function startBenchChild<T>(script: string, args: string[] = []): Promise<{ proc: ChildProcess } & T> {
+  const proc = spawn(process.execPath, ['--import', 'tsx', script, ...args], { stdio: ['pipe', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    proc.stdout?.on('data', (d: Buffer) => {
+      out += d.toString();
+      const line = out.split('\n').find((l) => l.startsWith(READY_PREFIX));
+      if (line) resolve({ proc, ...JSON.parse(line.slice(READY_PREFIX.length)) });
+    });
+    proc.on('exit', (code) => reject(new Error(`${script} exited (${code})`)));
+  });
+}
 
 export interface GatehouseReady {
   url: string;

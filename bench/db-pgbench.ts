@@ -3,11 +3,12 @@
 // the `postgres` user: it refuses root), (3) through Gatehouse's PostgreSQL proxy with every
 // statement audited (db.query events into the SQLite audit store), and (4) through a minimal Node
 // forwarder (bench/db-minimal-proxy.ts: bytes copied both ways, nothing parsed) as the ceiling of a
-// proxy on Node's sockets here. Prints the median tps and p99
-// latency of each and the ratios, and Gatehouse's CPU per transaction (the whole process, writer
-// thread included; and the main thread's event-loop utilisation). Settings: BENCH_ROUNDS (3),
-// BENCH_DB_SECONDS (20), BENCH_DB_CLIENTS (8); BENCH_DB_PROFILE=<file.cpuprofile> writes a CPU profile
-// of the main thread during the Gatehouse rounds (open it in Chrome DevTools or speedscope).
+// proxy on Node's sockets here. Prints the median tps, p50 and p99 latency of each and the ratios,
+// and Gatehouse's CPU per transaction (the whole process, writer thread included; and the main
+// thread's event-loop utilisation). Settings: BENCH_ROUNDS (3), BENCH_DB_SECONDS (20),
+// BENCH_DB_CLIENTS (8; 1 with `direct` among BENCH_DB_WAYS gives the latency each proxy adds per
+// transaction, its p50 over direct's in the same round); BENCH_DB_PROFILE=<file.cpuprofile> writes a
+// CPU profile of the main thread during the Gatehouse rounds (open it in Chrome DevTools or speedscope).
 import { spawn } from 'node:child_process';
 import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
@@ -17,7 +18,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { api, startTestServer, userWithRoles } from '../test/helpers/gatehouse.js';
 import { READY_PREFIX } from './child-protocol.js';
-import { intEnv, median } from './stats.js';
+import { intEnv, median, RoundRatios } from './stats.js';
 
 const ROUNDS = intEnv('BENCH_ROUNDS', 3, 1);
 const SECONDS = intEnv('BENCH_DB_SECONDS', 20, 1);
@@ -98,7 +99,8 @@ async function pgbench(conninfo: string[], password: string | undefined, dir: st
   }
   latencies.sort((a, b) => a - b);
   const p99 = (latencies[Math.floor(latencies.length * 0.99)] ?? 0) / 1000;
-  return { tps: Number(tps[1]), p99 };
+  const p50 = (latencies[Math.floor(latencies.length * 0.5)] ?? 0) / 1000;
+  return { tps: Number(tps[1]), p99, p50 };
 }
 
 async function main() {
@@ -177,7 +179,7 @@ async function main() {
   // BENCH_DB_WAYS=gatehouse: only that one, e.g. while profiling; the ratios need all three.
   const chosen = (process.env.BENCH_DB_WAYS ?? 'direct,pgbouncer,forwarder,gatehouse').split(',');
   const ways = Object.fromEntries(Object.entries(allWays).filter(([n]) => chosen.includes(n)));
-  const results: Record<string, Array<{ tps: number; p99: number }>> = {
+  const results: Record<string, Array<{ tps: number; p99: number; p50: number }>> = {
     direct: [],
     pgbouncer: [],
     forwarder: [],
@@ -190,6 +192,12 @@ async function main() {
     await profiler.post('Profiler.enable');
   }
   const cpu = { us: 0, mainUs: 0, transactions: 0, elu: [] as number[] };
+  // Gatehouse against the minimal forwarder of the same round (BENCH_DB_WAYS must include both).
+  const ratio = new RoundRatios('pgbench, Gatehouse / minimal forwarder (tps)', '≥ 0.7');
+  const cpuRatio = new RoundRatios('pgbench, minimal forwarder / Gatehouse CPU per transaction');
+  let forwarderUs = 0;
+  /** Per round, p50 latency over direct's in the same round (µs): what the proxy adds to a statement. */
+  const added: Record<string, number[]> = { forwarder: [], gatehouse: [] };
   try {
     for (let round = 0; round < ROUNDS; round++) {
       for (const [name, way] of Object.entries(ways)) {
@@ -203,9 +211,11 @@ async function main() {
         const r = await pgbench([...way.args], way.password, dir, name);
         results[name]?.push(r);
         let extra = '';
+        let ghUs = 0;
         if (name === 'forwarder') {
           const f1 = threadCpu(forwarderStat);
           const n = r.tps * SECONDS;
+          forwarderUs = (f1.user - forwarder0.user + f1.system - forwarder0.system) / n;
           extra = `, forwarder CPU ${((f1.user - forwarder0.user) / n).toFixed(1)} user + ${((f1.system - forwarder0.system) / n).toFixed(1)} sys µs/transaction`;
         }
         if (measured) {
@@ -216,6 +226,7 @@ async function main() {
           const n = r.tps * SECONDS;
           const mainUser = (main1.user - main0.user) / n;
           const mainSys = (main1.system - main0.system) / n;
+          ghUs = (used.user + used.system) / n;
           cpu.us += used.user + used.system;
           cpu.mainUs += main1.user - main0.user + main1.system - main0.system;
           cpu.transactions += n;
@@ -228,15 +239,33 @@ async function main() {
           const { profile } = await profiler.post('Profiler.stop');
           if (round === ROUNDS - 1) writeFileSync(profileFile as string, JSON.stringify(profile));
         }
-        console.log(`round ${round + 1} ${name}: ${r.tps.toFixed(0)} tps, p99 ${r.p99.toFixed(2)} ms${extra}`);
+        console.log(
+          `round ${round + 1} ${name}: ${r.tps.toFixed(0)} tps, p50 ${r.p50.toFixed(3)} ms, p99 ${r.p99.toFixed(2)} ms${extra}`,
+        );
+        const direct = results.direct?.[round];
+        if (direct && name !== 'direct' && name !== 'pgbouncer')
+          added[name]?.push(Math.round((r.p50 - direct.p50) * 1000));
+        const forwarded = results.forwarder?.[round];
+        if (measured && forwarded) {
+          console.log(ratio.add(r.tps, forwarded.tps));
+          console.log(cpuRatio.add(forwarderUs, ghUs));
+        }
       }
     }
     const events = await api(gh.url, 'GET', '/v1/events?type=db.query&per_page=1', { token: gh.adminToken });
     const tps = (n: string) => median((results[n] ?? []).map((r) => r.tps));
     const p99 = (n: string) => median((results[n] ?? []).map((r) => r.p99));
     console.log(`\npgbench -S -M prepared -c ${CLIENTS} -T ${SECONDS}, median of ${ROUNDS} rounds`);
+    const p50 = (n: string) => median((results[n] ?? []).map((r) => r.p50));
     for (const n of Object.keys(ways))
-      console.log(`${n.padEnd(10)} ${tps(n).toFixed(0).padStart(7)} tps   p99 ${p99(n).toFixed(2)} ms`);
+      console.log(
+        `${n.padEnd(10)} ${tps(n).toFixed(0).padStart(7)} tps   p50 ${p50(n).toFixed(3)} ms   p99 ${p99(n).toFixed(2)} ms`,
+      );
+    for (const [n, us] of Object.entries(added))
+      if (us.length > 0)
+        console.log(
+          `${n}: added p50 latency per transaction over direct, median ${median(us)} µs (rounds ${us.join(', ')})${CLIENTS === 1 && n === 'gatehouse' ? '; target ≤ 100 µs at 1 client' : ''}`,
+        );
     if (ways.pgbouncer && ways.gatehouse)
       console.log(`gatehouse / pgbouncer: ${(tps('gatehouse') / tps('pgbouncer')).toFixed(2)} (target ≥ 0.8)`);
     if (ways.direct && ways.gatehouse)
@@ -249,6 +278,8 @@ async function main() {
       console.log(
         `Gatehouse CPU per transaction: ${(cpu.us / cpu.transactions).toFixed(1)} µs (process; main thread ${(cpu.mainUs / cpu.transactions).toFixed(1)}, busy ${(median(cpu.elu) * 100).toFixed(0)}%)`,
       );
+    console.log(ratio.summary());
+    console.log(cpuRatio.summary());
     console.log(
       `db.query events written: ${events.json.pagination.total}${events.json.pagination.total === events.json.pagination.total_limit ? '+' : ''}`,
     );

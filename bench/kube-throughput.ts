@@ -13,8 +13,9 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { kubectlBinary } from '../test/helpers/fake-kube-apiserver-kubectl.js';
 import { api, startTestServer, userWithRoles } from '../test/helpers/gatehouse.js';
-import { READY_PREFIX } from './child-protocol.js';
+import { startBenchChild } from './child-protocol.js';
 import { type HaproxyForwarder, startHaproxyForwarder } from './kube-haproxy.js';
+import { processCpuSeconds, RoundRatios } from './stats.js';
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 
@@ -24,20 +25,8 @@ interface ChildReady {
   caPem: string;
 }
 
-function startChild<T>(script: string, args: string[] = []): Promise<ChildReady & T> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, script), ...args], {
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    proc.stdout?.on('data', (d: Buffer) => {
-      out += d.toString();
-      const line = out.split('\n').find((l) => l.startsWith(READY_PREFIX));
-      if (line) resolve({ proc, ...JSON.parse(line.slice(READY_PREFIX.length)) });
-    });
-    proc.on('exit', (code) => reject(new Error(`${script} exited (${code})`)));
-  });
-}
+const startChild = <T>(script: string, args: string[] = []): Promise<ChildReady & T> =>
+  startBenchChild<Omit<ChildReady, 'proc'> & T>(join(import.meta.dirname, script), args);
 
 /** autocannon in its own process; the CAs it must trust come through NODE_EXTRA_CA_CERTS. */
 function requestsPerSecond(url: string, headers: Record<string, string>, caFile: string): Promise<number> {
@@ -142,18 +131,32 @@ try {
   const viaMinimal: number[] = [];
   const viaHaproxy: number[] = [];
   const proxied: number[] = [];
+  const ratio = new RoundRatios('GET pods, Gatehouse / minimal forwarder (req/s)', '≥ 0.7 (goal 0.8)');
+  const cpuRatio = new RoundRatios('GET pods, minimal forwarder / Gatehouse CPU per request');
   for (let round = 0; round < 3; round++) {
     // Straight to the fake with what the proxy would send: its token and the impersonation.
     const asUser = { 'impersonate-user': 'bencher', 'impersonate-group': 'bench' };
     direct.push(await requestsPerSecond(fake.url + path, { authorization: `Bearer ${fake.token}`, ...asUser }, caFile));
+    const minimalCpu0 = processCpuSeconds(minimal.proc.pid);
     viaMinimal.push(await requestsPerSecond(minimal.url + path, {}, caFile));
+    // CPU per request over 5 s of load (µs): the forwarder's process, and Gatehouse's (this one).
+    const minimalCpuUs = ((processCpuSeconds(minimal.proc.pid) - minimalCpu0) * 1e6) / ((viaMinimal.at(-1) ?? 1) * 5);
     if (haproxy) viaHaproxy.push(await requestsPerSecond(haproxy.url + path, {}, caFile));
     // BENCH_KUBE_PROFILE=<file>: a CPU profile of Gatehouse (this process) while it serves the load.
     const profiler = process.env.BENCH_KUBE_PROFILE ? new Session() : undefined;
     profiler?.connect();
     await profiler?.post('Profiler.enable');
     await profiler?.post('Profiler.start');
+    const ghCpu0 = process.cpuUsage();
     proxied.push(await requestsPerSecond(proxyServer + path, { authorization: `Bearer ${proxyToken}` }, caFile));
+    const ghCpu = process.cpuUsage(ghCpu0);
+    const ghCpuUs = (ghCpu.user + ghCpu.system) / ((proxied.at(-1) ?? 1) * 5);
+    console.log(
+      `round ${round + 1}: direct ${direct.at(-1)?.toFixed(0)}, minimal forwarder ${viaMinimal.at(-1)?.toFixed(0)} (${minimalCpuUs.toFixed(0)} µs CPU/req), ` +
+        `Gatehouse ${proxied.at(-1)?.toFixed(0)} req/s (${ghCpuUs.toFixed(0)} µs CPU/req)`,
+    );
+    console.log(ratio.add(proxied.at(-1) ?? 0, viaMinimal.at(-1) ?? 1));
+    console.log(cpuRatio.add(minimalCpuUs, ghCpuUs));
     if (profiler) {
       const { profile } = await profiler.post('Profiler.stop');
       writeFileSync(`${process.env.BENCH_KUBE_PROFILE}.${round}.cpuprofile`, JSON.stringify(profile));
@@ -173,7 +176,9 @@ try {
   console.log(
     `GET pods proxied: median ${median(proxied).toFixed(0)} req/s  (${proxied.map((x) => x.toFixed(0)).join(', ')})`,
   );
-  console.log(`ratio proxied/direct: ${(median(proxied) / median(direct)).toFixed(2)} (target 0.7)`);
+  console.log(ratio.summary());
+  console.log(cpuRatio.summary());
+  console.log(`ratio proxied/direct: ${(median(proxied) / median(direct)).toFixed(2)}`);
   console.log(
     `ratio minimal forwarder/direct: ${(median(viaMinimal) / median(direct)).toFixed(2)}; Gatehouse/minimal forwarder: ${(median(proxied) / median(viaMinimal)).toFixed(2)}`,
   );

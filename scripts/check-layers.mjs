@@ -25,13 +25,34 @@ export const LAYERS = [
   // Domains: each owns its logic and records; they may use one another (no cycles). apps: application
   // access (addressing, launch codes, the identity JWT), used by the API and the app door alike. sso:
   // single sign-on connectors and the OpenID Connect sign-in, used by the API's connector and console routes.
-  ['agents', 'users', 'roles', 'resources', 'sessions', 'ssh-keys', 'webhooks', 'kube', 'events', 'apps', 'mfa', 'sso'],
-  // The wiring of the domain services, which the doors are handed.
+  [
+    'agents',
+    'users',
+    'roles',
+    'resources',
+    'sessions',
+    'ssh-keys',
+    'webhooks',
+    'kube',
+    'events',
+    'apps',
+    'mfa',
+    'sso',
+    'mcp',
+  ],
+  // The wiring of the domain services, which the doors are handed: who is calling (services-auth), the
+  // console's sign-in, and what the doors need beyond the domains (services-doors), composed in services.
+  ['services-auth', 'services-sign-in', 'services-doors'],
   ['services'],
   // Doors: the HTTP API (with the console's routes) and the protocol proxies. Neither imports the other.
   ['api', 'proxy'],
   // Composition and process entry.
   ['stores', 'bootstrap', 'admin-reset'],
+  // The composition root, in the order it runs: the config checked (plan), the stores and services
+  // opened (core), the listeners started, and server.ts over them.
+  ['server-plan'],
+  ['server-core'],
+  ['server-listeners'],
   ['server'],
   // The command line: the server's commands start it (start.ts), the client's use the sdk only.
   ['cli'],

@@ -4,6 +4,7 @@
 // server of the test) verifies the identity JWT against the JWKS and never sees a Gatehouse secret.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { launchApp } from './helpers/app-launch.js';
 import { appRequest, setCookies, startTestApp, type TestApp } from './helpers/app-upstream.js';
 import { api, requestsTo, startTestServer, type TestServer, userWithRoles } from './helpers/gatehouse.js';
 
@@ -46,29 +47,7 @@ after(async () => {
 });
 
 /** The browser's way in: app host → console launch (state) → callback → the app-session cookie. */
-async function launchAs(token: string, path = '/'): Promise<{ cookie: string; landing: string }> {
-  const first = await appRequest(gh.webUrl, host, path, { headers: { accept: 'text/html' } });
-  assert.equal(first.status, 302, first.text);
-  const launchPage = new URL(String(first.headers.location));
-  assert.equal(launchPage.pathname, '/launch/grafana');
-  const state = setCookies(first.headers).get('gatehouse_app_state') as string;
-  assert.equal(launchPage.searchParams.get('state'), state);
-  const launched = await as(token, 'POST', '/v1/apps/launch', {
-    app: 'grafana',
-    path: launchPage.searchParams.get('path'),
-    state,
-  });
-  assert.equal(launched.status, 200, launched.text);
-  const callback = new URL(launched.json.url);
-  assert.equal(callback.host, host);
-  const back = await appRequest(gh.webUrl, host, callback.pathname + callback.search, {
-    headers: { cookie: `gatehouse_app_state=${state}`, accept: 'text/html' },
-  });
-  assert.equal(back.status, 302, back.text);
-  const cookie = setCookies(back.headers).get('gatehouse_app') as string;
-  assert.ok(cookie, 'the callback sets the app-session cookie');
-  return { cookie: `gatehouse_app=${cookie}`, landing: String(back.headers.location) };
-}
+const launchAs = (token: string, path = '/') => launchApp(gh, token, host, 'grafana', path);
 
 describe('addressing', () => {
   test('an app answers its public_url at <name>.<apps domain> of the web listener', async () => {

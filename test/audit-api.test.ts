@@ -123,6 +123,31 @@ describe('/v1/audit/events and /v1/events', () => {
     assert.equal(exported.json.events[0].actor.name, 'admin');
   });
 
+  test('an export with a cursor no server issued is a 400 at the cursor and records no export; a real one resumes', async () => {
+    const before = (await get('/v1/audit/events?type=audit.exported')).json.events.length;
+    for (const cursor of ['a', 'AAAA', 'zz_-9']) {
+      const bad = await get(`/v1/audit/events?format=ndjson&cursor=${cursor}`);
+      assert.equal(bad.status, 400, `cursor ${cursor}: ${bad.text}`);
+      assert.equal(bad.json.errors[0].path, '/query/cursor');
+    }
+    assert.equal((await get('/v1/audit/events?type=audit.exported')).json.events.length, before);
+    // Positive control: a cursor from a page resumes the export after that page's last event.
+    const first = await get('/v1/audit/events?type=user.created&per_page=1');
+    const resumed = await get(`/v1/audit/events?format=ndjson&type=user.created&cursor=${first.json.next_cursor}`);
+    assert.equal(resumed.status, 200);
+    const ids = resumed.text
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l).id);
+    assert.deepEqual(
+      ids,
+      all
+        .filter((e) => e.type === 'user.created')
+        .map((e) => e.id)
+        .slice(1),
+    );
+  });
+
   test('an auditor may read, a user without events:list may not', async () => {
     const auditor = await userWithRoles(server, 'the-auditor', ['auditor']);
     assert.equal((await get('/v1/audit/events', auditor.token)).status, 200);

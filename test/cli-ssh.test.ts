@@ -1,6 +1,7 @@
 // `gatehouse ssh` as a person runs it: `gatehouse login` makes a key pair and gets a certificate from
 // Gatehouse's client CA; `gatehouse ssh login@server -- cmd` runs the real OpenSSH client through the
-// real SSH proxy to a real sshd, with the command's exit status passed back; after `gatehouse logout`
+// real SSH proxy to a real sshd, with the command's exit status passed back (128 + the signal when
+// ssh itself is killed); after `gatehouse logout`
 // the same certificate, presented by plain ssh, is refused. A server the role does not select is
 // refused too (the positive control is the first run).
 import assert from 'node:assert/strict';
@@ -8,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { type CliHome, cliHome } from './helpers/cli.js';
+import { type CliHome, childNamed, cliHome } from './helpers/cli.js';
 import { requestsTo, startTestServer, type TestServer, userWithRoles } from './helpers/gatehouse.js';
 import { registerSshdServer, requireSshd, type Sshd, startSshd } from './helpers/sshd.js';
 
@@ -69,6 +70,16 @@ describe('gatehouse ssh with the login certificate', () => {
     assert.match(shown.stdout, /Type: ssh-ed25519-cert-v01@openssh.com user certificate/);
     assert.match(shown.stdout, /Key ID: "gatehouse login=[A-Za-z0-9_-]+ token=/);
     assert.match(shown.stdout, /gatehouse:user:cli-sshuser/);
+    // The issuance is in the audit trail: who, which key (the fingerprint ssh-keygen shows), until when.
+    const fingerprint = (await run('ssh-keygen', ['-l', '-f', cert.replace(/-cert\.pub$/, '.pub')], h.env)).stdout;
+    const issued = await admin('GET', '/v1/events?type=auth.ssh_certificate.issued&per_page=100');
+    const mine = (
+      issued.json.events as Array<{ actor: { name: string }; data: Record<string, string>; request_id?: string }>
+    ).filter((e) => e.actor.name === 'cli-sshuser');
+    assert.equal(mine.length, 1, issued.text);
+    assert.ok(fingerprint.includes(mine[0]?.data.fingerprint as string), `${fingerprint} / ${issued.text}`);
+    assert.ok(shown.stdout.includes(`Key ID: "${mine[0]?.data.key_id}"`), shown.stdout);
+    assert.ok(!issued.text.includes('ssh-ed25519-cert-v01'), 'the certificate itself is not in the event');
 
     const ok = await h.run(['ssh', `${sshd.login}@cli-web`, '--', 'echo', 'hello-from-target']);
     assert.equal(ok.code, 0, ok.stderr);
@@ -85,6 +96,18 @@ describe('gatehouse ssh with the login certificate', () => {
     assert.equal(config.code, 0, config.stderr);
     assert.match(config.stdout, /^Host gatehouse$/m);
     assert.match(config.stdout, new RegExp(`CertificateFile ${cert.replace(/[.]/g, '\\.')}`));
+  });
+
+  test('ssh killed by a signal: gatehouse exits 128 + the signal (SIGTERM: 143), as a shell would', async (t) => {
+    if (!sshd) return t.skip('no sshd');
+    const child = h.spawn(['ssh', `${sshd.login}@cli-web`, '--', 'sleep', '30']);
+    let stderr = '';
+    child.stderr?.on('data', (d) => {
+      stderr += d;
+    });
+    const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
+    process.kill(await childNamed(child.pid as number, 'ssh'), 'SIGTERM');
+    assert.equal(await closed, 143, stderr);
   });
 
   test('after logout the certificate is refused, even by plain ssh with the same files', async (t) => {

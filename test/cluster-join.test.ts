@@ -5,52 +5,32 @@
 // The shared cluster token works only where cluster.allow_shared_token says so.
 import assert from 'node:assert/strict';
 import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { SignJWT } from 'jose';
 import pg from 'pg';
-import pino from 'pino';
-import { ConfigError, loadConfig } from '../src/config/load.js';
-import { type Gatehouse, startGatehouse } from '../src/server.js';
+import { ConfigError } from '../src/config/load.js';
+import type { Gatehouse } from '../src/server.js';
 import { type JoinedIdentity, joinIdentity, joinToken } from './helpers/cluster-join.js';
+import { clusterScene } from './helpers/cluster-scene.js';
 import { createDbRole, registerPostgres } from './helpers/db-resource.js';
 import { ADMIN_KEY, api, startTestServer, type TestServer, userWithRoles } from './helpers/gatehouse.js';
 import { requirePostgres } from './helpers/psql.js';
 import { until } from './helpers/until.js';
 
-const tmp = mkdtempSync(join(tmpdir(), 'gatehouse-join-'));
-const sealKey = join(tmp, 'seal.key');
-writeFileSync(sealKey, randomBytes(32), { mode: 0o600 });
+const scene = clusterScene('gatehouse-join-');
+const { sealKey } = scene;
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
 let auth: TestServer;
 const running: Gatehouse[] = [];
 
-function startProxy(authUrl: string, overrides: Record<string, unknown> = {}, dataDir = mkdtempSync(join(tmp, 'p-'))) {
-  const config = loadConfig({
-    env: {},
-    overrides: {
-      data_dir: dataDir,
-      roles: ['proxy'],
-      web_addr: '127.0.0.1:0',
-      ssh_addr: '127.0.0.1:0',
-      kube_addr: '127.0.0.1:0',
-      db_addr: '127.0.0.1:0',
-      metrics_enabled: false,
-      log_level: 'silent',
-      'webhooks.deliver': false,
-      'http.shutdown_drain': '0s',
-      auth_servers: [new URL(authUrl).host],
-      seal_key_file: sealKey,
-      ...overrides,
-    },
-  });
-  return startGatehouse(config, { logger: pino({ level: 'silent' }) }).then((g) => {
-    running.push(g);
-    return { gatehouse: g, dataDir };
-  });
+async function startProxy(authUrl: string, overrides: Record<string, unknown> = {}, dataDir?: string) {
+  const config = { 'http.shutdown_drain': '0s', seal_key_file: sealKey, ...overrides };
+  const started = await scene.startProxy(authUrl, config, dataDir === undefined ? {} : { dataDir });
+  running.push(started.gatehouse);
+  return started;
 }
 const internalGet = (headers: Record<string, string>, key = 'roles/', base = auth.url) =>
   fetch(`${base}/internal/v1/backend/getRange`, {
@@ -66,7 +46,7 @@ if (requirePostgres('proxy identities')) {
   after(async () => {
     await Promise.allSettled(running.map((g) => g.close()));
     await auth?.stop();
-    rmSync(tmp, { recursive: true, force: true });
+    scene.remove();
   });
 
   describe('join tokens', () => {
@@ -267,9 +247,27 @@ if (requirePostgres('proxy identities')) {
       const { credential } = await joinIdentityOfProxy(dataDir);
       assert.equal((await internalGet({ 'x-gatehouse-proxy-credential': credential })).status, 200, 'accepted before');
 
+      const ping = () => fetch(`${proxy.webUrl}/webapi/ping`);
+      assert.equal((await ping()).status, 200, 'positive control: the proxy is in before its removal');
       const removed = await api(auth.url, 'DELETE', `/v1/cluster/instances/${instance}`, { token: auth.adminToken });
       assert.equal(removed.status, 204, removed.text);
       const t0 = performance.now();
+      // The proxy itself learns it: its watch stream ends, the reconnection and a renewal are refused,
+      // and /webapi/ping sends the balancer away from it.
+      let pingAfter = Number.POSITIVE_INFINITY;
+      while (performance.now() - t0 < 1000) {
+        const res = await ping();
+        if (res.status === 503) {
+          assert.equal(((await res.json()) as { status: string }).status, 'removed');
+          pingAfter = performance.now() - t0;
+          break;
+        }
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      console.log(
+        `# the removed proxy's /webapi/ping answered 503 ${pingAfter.toFixed(1)} ms after the DELETE answered`,
+      );
+      assert.ok(pingAfter < 1000, '/webapi/ping answers 503 "removed" within a second');
       let refusedAfter = Number.POSITIVE_INFINITY;
       while (performance.now() - t0 < 1000) {
         if ((await internalGet({ 'x-gatehouse-proxy-credential': credential })).status === 401) {

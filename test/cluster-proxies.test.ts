@@ -6,17 +6,14 @@
 // address reaches the audit trail; the internal API refuses strangers and bounds what proxies write.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { connect as tlsConnect } from 'node:tls';
 import pg from 'pg';
-import pino from 'pino';
-import { ConfigError, loadConfig } from '../src/config/load.js';
+import { ConfigError } from '../src/config/load.js';
 import { createKubeCa } from '../src/kube/kube-ca.js';
-import { type Gatehouse, startGatehouse } from '../src/server.js';
+import type { Gatehouse } from '../src/server.js';
 import { type JoinedIdentity, joinIdentity, joinToken } from './helpers/cluster-join.js';
+import { clusterScene, TEST_REDIS_URL } from './helpers/cluster-scene.js';
 import { createDbRole, registerPostgres } from './helpers/db-resource.js';
 import { type EtcdCluster, startEtcd } from './helpers/etcd.js';
 import { ADMIN_KEY, api, startTestServer, type TestServer, userWithRoles } from './helpers/gatehouse.js';
@@ -25,9 +22,7 @@ import { sendCancelRequest } from './helpers/psql.js';
 
 const PG = process.env.GATEHOUSE_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const schema = `gh_proxies_${randomBytes(5).toString('hex')}`;
-const tmp = mkdtempSync(join(tmpdir(), 'gatehouse-proxies-'));
-const sealKey = join(tmp, 'seal.key');
-writeFileSync(sealKey, randomBytes(32), { mode: 0o600 });
+const scene = clusterScene('gatehouse-proxies-');
 
 let etcd: EtcdCluster;
 let auth: TestServer;
@@ -38,38 +33,23 @@ const dirs: string[] = [];
 /** The join token the proxies of this file join with (uses: several). */
 let JOIN_TOKEN: string;
 const shared = () => ({
-  seal_key_file: sealKey,
+  seal_key_file: scene.sealKey,
   // Two proxies share rate limits, throttles and live sessions through Redis (the machine's).
-  redis_url: process.env.GATEHOUSE_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
+  redis_url: TEST_REDIS_URL,
 });
 const stores = () => ({ backend_url: etcd.url('/proxies/'), audit_url: `${PG}?schema=${schema}` });
 
-function startProxy(overrides: Record<string, unknown> = {}): Promise<Gatehouse> {
-  const dataDir = mkdtempSync(join(tmp, 'proxy-'));
-  dirs.push(dataDir);
-  const config = loadConfig({
-    env: {},
-    overrides: {
-      data_dir: dataDir,
-      roles: ['proxy'],
-      web_addr: '127.0.0.1:0',
-      ssh_addr: '127.0.0.1:0',
-      kube_addr: '127.0.0.1:0',
-      db_addr: '127.0.0.1:0',
-      metrics_enabled: false,
-      log_level: 'silent',
-      'webhooks.deliver': false,
-      'http.shutdown_drain': '3s',
-      // Where the auth tier is, and nothing about the stores: a proxy holds no store credentials.
-      auth_servers: [new URL(auth.url).host],
-      // haproxy (and this test) on loopback: their X-Forwarded-For is believed.
-      trusted_proxies: ['127.0.0.0/8'],
-      'cluster.join_token': JOIN_TOKEN,
-      ...shared(),
-      ...overrides,
-    },
+async function startProxy(overrides: Record<string, unknown> = {}): Promise<Gatehouse> {
+  const started = await scene.startProxy(auth.url, {
+    'http.shutdown_drain': '3s',
+    // haproxy (and this test) on loopback: their X-Forwarded-For is believed.
+    trusted_proxies: ['127.0.0.0/8'],
+    'cluster.join_token': JOIN_TOKEN,
+    ...shared(),
+    ...overrides,
   });
-  return startGatehouse(config, { logger: pino({ level: 'silent' }) });
+  dirs.push(started.dataDir);
+  return started.gatehouse;
 }
 
 const portOf = (url: string | undefined) => Number(new URL(url as string).port);
@@ -97,7 +77,7 @@ after(async () => {
   await client.connect();
   await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
   await client.end();
-  rmSync(tmp, { recursive: true, force: true });
+  scene.remove();
 });
 
 describe('the proxy tier behind haproxy', () => {

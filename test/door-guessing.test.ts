@@ -1,16 +1,20 @@
-// Guessing secrets at the protocol doors: a wrong access token typed as the SSH password or sent as
-// the PostgreSQL password counts in the same login throttle as the API's logins, per source address
-// and per secret. Past the limit the door refuses without checking (auth.login.throttled), while the
+// Guessing secrets at the protocol doors: a wrong access token typed as the SSH password, sent as
+// the PostgreSQL password or as the Kubernetes proxy's bearer token counts in the same login throttle
+// as the API's logins, per source address and per secret. Past the limit the door refuses without checking (auth.login.throttled), while the
 // right secret still gets in (the positive control: a valid credential is never throttled).
 import assert from 'node:assert/strict';
+import { request } from 'node:https';
 import { connect } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import ssh2 from 'ssh2';
 import { createDbRole, registerPostgres } from './helpers/db-resource.js';
+import { type FakeKube, startFakeKube } from './helpers/fake-kube-apiserver.js';
 import { api, startTestServer, type TestServer, userWithRoles } from './helpers/gatehouse.js';
+import { kubeClusterClient, SEE } from './helpers/kube-cluster.js';
 import { psql, requirePostgres, through } from './helpers/psql.js';
 import { sshExec } from './helpers/ssh-client.js';
+import { type SshScene, startSshScene } from './helpers/ssh-scene.js';
 import { registerSshdServer, requireSshd, type Sshd, startSshd } from './helpers/sshd.js';
 
 const MAX_FAILURES = 3;
@@ -82,30 +86,88 @@ if (sshdHere && postgresHere)
     });
   });
 
+describe('guessing tokens at the Kubernetes door is throttled; the right token still works', () => {
+  let gh: TestServer;
+  let fake: FakeKube;
+  let clusterId: string;
+  let token: string;
+  let ca: Buffer;
+  const { admin, events, registerCluster, kubeconfigFor, removeHome } = kubeClusterClient(() => gh, 'kube-guess-');
+
+  /** A GET through the proxy with `bearer`, as client-go sends it: the status, Retry-After and the Status message. */
+  const get = (bearer: string) =>
+    new Promise<{ status: number; retryAfter?: string; message: string }>((resolve, reject) => {
+      const port = gh.gatehouse.kubeAddr?.port as number;
+      const path = `/clusters/${clusterId}/api/v1/namespaces/default/pods`;
+      const headers = { authorization: `Bearer ${bearer}` };
+      const req = request({ host: '127.0.0.1', port, path, headers, ca }, (res) => {
+        let body = '';
+        res.on('data', (d: Buffer) => {
+          body += d.toString();
+        });
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            ...(res.headers['retry-after'] ? { retryAfter: String(res.headers['retry-after']) } : {}),
+            message: String(JSON.parse(body).message ?? ''),
+          }),
+        );
+      });
+      req.on('error', reject);
+      req.end();
+    });
+
+  before(async () => {
+    fake = await startFakeKube({ rbac: { 'dev-team': ['default'] } });
+    gh = await startTestServer({ 'login_throttle.max_failures': MAX_FAILURES, 'login_throttle.window': '10m' });
+    clusterId = await registerCluster(fake, 'guessed-cluster');
+    const role = await admin('POST', '/v1/roles', { name: 'kube-any', allow: { ...SEE, kube_groups: ['dev-team'] } });
+    assert.equal(role.status, 201, role.text);
+    const user = await userWithRoles(gh, 'kube-guessed', ['kube-any']);
+    const kc = await kubeconfigFor(user.token, 'kube-guessed');
+    token = /token: (gha_\S+)/.exec(kc.yaml)?.[1] as string;
+    ca = Buffer.from(/certificate-authority-data: (\S+)/.exec(kc.yaml)?.[1] as string, 'base64');
+  });
+  after(async () => {
+    await gh?.stop();
+    await fake?.close();
+    removeHome();
+  });
+
+  test('wrong bearer tokens are counted, then refused unchecked (429, no Retry-After); the right token lists pods', async () => {
+    // Positive control first: the kubeconfig's token reaches the cluster.
+    assert.equal((await get(token)).status, 200);
+    // Each a new secret, so only the address counter fills.
+    for (let i = 0; i < MAX_FAILURES; i++) {
+      const wrong = await get(`gha_wrong-kube-guess-${i}`);
+      assert.equal(wrong.status, 401, wrong.message);
+    }
+    const failed = (await events('auth.login.failed')).filter((e) => String(e.data.reason).startsWith('kube: '));
+    assert.equal(failed.length, MAX_FAILURES, 'each wrong token is a failed login at the Kubernetes door');
+    const throttled = await get('gha_wrong-kube-guess-last');
+    assert.equal(throttled.status, 429, throttled.message);
+    assert.match(throttled.message, /too many failed attempts; retry in \d+ s/);
+    // client-go would retry a 429 that names a wait, each retry one more refused guess.
+    assert.equal(throttled.retryAfter, undefined);
+    assert.ok((await events('auth.login.throttled')).length > 0, 'the refusal past the limit is audited');
+    // A valid token is never checked against the counters: it still gets in from the same address.
+    assert.equal((await get(token)).status, 200);
+  });
+});
+
 if (sshdHere)
   describe('the SSH door refuses ways back into the client: agent and X11 forwarding, remote forwards (-R)', () => {
-    let gh: TestServer;
-    let sshd: Sshd | undefined;
-    let token: string;
-    const admin = (method: string, path: string, body?: unknown) =>
-      api(gh.url, method, path, { token: gh.adminToken, ...(body === undefined ? {} : { body }) });
+    let scene: SshScene;
 
     before(async () => {
-      gh = await startTestServer();
-      sshd = await startSshd();
-      await registerSshdServer(admin, sshd, 'web-1', { env: 'dev' });
       // A role that allows port forwarding, so what is refused is refused as a way back, not for lack of a grant.
-      const role = await admin('POST', '/v1/roles', {
-        name: 'ssh-fwd',
-        allow: { resources: [{ kinds: ['server'] }], logins: [sshd.login] },
-        options: { port_forwarding: true },
-      });
-      assert.equal(role.status, 201, role.text);
-      token = (await userWithRoles(gh, 'forwarder', ['ssh-fwd'])).token;
+      scene = await startSshScene(
+        {},
+        { server: 'web-1', role: 'ssh-fwd', user: 'forwarder', options: { port_forwarding: true } },
+      );
     });
     after(async () => {
-      await gh?.stop();
-      await sshd?.stop();
+      await scene?.stop();
     });
 
     test('each is refused by the proxy; an exec on the same connection runs (positive control)', async () => {
@@ -114,9 +176,9 @@ if (sshdHere)
         client.once('ready', () => resolve()).once('error', reject);
         client.connect({
           host: '127.0.0.1',
-          port: gh.gatehouse.sshAddr?.port as number,
-          username: `${sshd?.login}@web-1`,
-          password: token,
+          port: scene.gh.gatehouse.sshAddr?.port as number,
+          username: `${scene.sshd.login}@web-1`,
+          password: scene.token,
           // The agent forwarding request needs an agent to name; it is never reached.
           agent: '/nonexistent/agent.sock',
           readyTimeout: 30_000,

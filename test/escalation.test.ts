@@ -211,6 +211,9 @@ const DECLARED: Record<string, string[]> = {
   'DELETE /v1/users/me/api-keys/:key_id': ['self'],
   'POST /v1/users/me/ssh-keys': ['self'],
   'DELETE /v1/users/me/ssh-keys/:key_id': ['self'],
+  // Ending one's own logins gives nothing: it revokes the caller's own tokens only.
+  'DELETE /v1/users/me/logins/:login_id': [],
+  'DELETE /v1/users/me/logins': [],
   // A person's own security keys (docs/mfa.md): registering one gives nobody anything; rename and
   // remove act on the caller's own; an administrator's removal covers the person.
   'POST /v1/users/me/mfa/devices/options': ['self'],
@@ -220,6 +223,8 @@ const DECLARED: Record<string, string[]> = {
   'DELETE /v1/users/:id/mfa/devices': ['target-principal'],
   'POST /v1/roles': ['role-definition'],
   'PUT /v1/roles/:id': ['role-definition'],
+  // A preview saves nothing and grants nothing; it shows only principals and resources the caller may see.
+  'POST /v1/roles/:id/preview': [],
   'DELETE /v1/roles/:id': [],
   'POST /v1/resources': ['resource-visible'],
   'PATCH /v1/resources/:id': ['resource-visible'],
@@ -235,6 +240,7 @@ const DECLARED: Record<string, string[]> = {
   'POST /v1/agents/:id/ssh-keys': ['target-principal'],
   'DELETE /v1/agents/:id/ssh-keys/:key_id': ['target-principal'],
   'POST /v1/webhooks': ['events-readable'],
+  'PATCH /v1/webhooks/:id': ['events-readable'],
   'DELETE /v1/webhooks/:id': [],
   'POST /v1/sessions': ['self'],
   // A launch code opens an app the caller may already reach, as the caller.
@@ -247,6 +253,9 @@ const DECLARED: Record<string, string[]> = {
   'POST /v1/auth/connectors': ['connector-roles'],
   'PUT /v1/auth/connectors/:id': ['connector-roles'],
   'DELETE /v1/auth/connectors/:id': ['connector-roles'],
+  // Deciding a held MCP tool call: the service requires covering the requester, never the requester itself.
+  'POST /v1/approvals/:id/approve': [],
+  'POST /v1/approvals/:id/deny': [],
 };
 
 describe('route walk', () => {
@@ -432,6 +441,29 @@ const CASES: Case[] = [
       const hooker = await user([roleName]);
       const by: Caller = { label: 'webhooks-only user', token: hooker.token, id: hooker.id, kind: 'user' };
       return { res: await as(hooker.token, 'POST', '/v1/webhooks', body), by };
+    },
+  },
+  {
+    route: 'PATCH /v1/webhooks/:id',
+    attempt: async (c, ok) => {
+      // Pointing an existing feed somewhere else is creating one: a caller who may manage webhooks
+      // but not read events may not (the same grant as POST).
+      const made = await created(
+        admin('POST', '/v1/webhooks', {
+          name: unique('hook'),
+          url: 'https://hooks.example.com/in',
+          event_types: ['user.created'],
+        }),
+      );
+      const body = { url: 'https://elsewhere.example.com/in' };
+      if (ok) return call(c, 'PATCH', `/v1/webhooks/${made.json.id}`, body);
+      const roleName = unique('hooker');
+      await created(
+        admin('POST', '/v1/roles', { name: roleName, allow: { rules: [{ resources: ['webhooks'], verbs: ['*'] }] } }),
+      );
+      const hooker = await user([roleName]);
+      const by: Caller = { label: 'webhooks-only user', token: hooker.token, id: hooker.id, kind: 'user' };
+      return { res: await as(hooker.token, 'PATCH', `/v1/webhooks/${made.json.id}`, body), by };
     },
   },
   {

@@ -159,7 +159,22 @@ after(async () => {
 // ---------------------------------------------------------------------------------------------
 // Sending
 
-const isRevoke = (route: FuzzRoute) => route.method === 'DELETE' && route.url === '/v1/auth/revoke';
+// Judged by what a request reaches — the method it is sent with and its path — not by the route it
+// was generated from: "random methods on existing paths" sends DELETE to the path of GET
+// /v1/users/me/logins, which is sign-out-everywhere's own path. Judged by the route, that 204 went
+// unnoticed, the harness kept the token it had just revoked, and every later check answered 401
+// token_revoked (CI on Node 22, and about one run in three with FUZZ_RUNS=3).
+const REVOKE_PATH = /^\/v1\/auth\/revoke\/?(\?|$)/;
+const OWN_LOGINS_PATH = /^\/v1\/users\/me\/logins(\/[^/?]*)?\/?(\?|$)/;
+/** Revokes the token it is sent with. */
+const revokesItsToken = (method: string, path: string) => method === 'DELETE' && REVOKE_PATH.test(path);
+/** Ends the caller's logins (sign out everywhere, or one login by an id the fuzzing harvested). */
+const endsOwnLogins = (method: string, path: string) => method === 'DELETE' && OWN_LOGINS_PATH.test(path);
+/** A route whose path a DELETE may end the admin's login at, whatever the route's own method. */
+const onLoginEndingPath = (route: FuzzRoute) => {
+  const path = route.url.replace(/:[A-Za-z0-9_]+/g, 'x');
+  return REVOKE_PATH.test(path) || OWN_LOGINS_PATH.test(path);
+};
 
 async function freshAdminToken(): Promise<string> {
   const res = await api(server.url, 'POST', '/v1/auth/token', { body: { api_key: ADMIN_KEY } });
@@ -212,15 +227,18 @@ function harvest(spec: Spec, reply: RawReply): void {
 
 /** Sends a spec, checks the invariants of the answer, and returns the request and the answer. */
 async function exec(spec: Spec): Promise<{ req: RawRequest; reply: RawReply }> {
-  const needsOwnToken = isRevoke(spec.route) && (spec.auth.kind === 'admin' || spec.auth.kind === 'admin-variant');
+  const method = spec.method ?? spec.route.method;
+  const path = resolveMarkers(spec.path, spec.route) + (spec.query ?? '');
+  const needsOwnToken =
+    revokesItsToken(method, path) && (spec.auth.kind === 'admin' || spec.auth.kind === 'admin-variant');
   const token = needsOwnToken ? await freshAdminToken() : server.adminToken;
   const headers: Record<string, string> = {};
   const authorization = authHeader(spec.auth, token);
   if (authorization !== undefined) headers.authorization = authorization;
   if (spec.contentType !== undefined) headers['content-type'] = spec.contentType;
   const req: RawRequest = {
-    method: spec.method ?? spec.route.method,
-    path: resolveMarkers(spec.path, spec.route) + (spec.query ?? ''),
+    method,
+    path,
     headers,
     ...(spec.body !== undefined ? { body: resolveMarkers(spec.body) } : {}),
     ...(spec.chunked ? { chunked: true } : {}),
@@ -241,6 +259,9 @@ async function exec(spec: Spec): Promise<{ req: RawRequest; reply: RawReply }> {
   totals.set(reply.status, (totals.get(reply.status) ?? 0) + 1);
   checkReply(req, reply, { secrets: [server.dataDir, process.cwd()] });
   harvest(spec, reply);
+  // The admin's logins were ended (as the route promises): sign in again, so that what follows runs
+  // as a signed-in admin rather than answering 401 token_revoked.
+  if (endsOwnLogins(method, path) && reply.status < 300) server.adminToken = await freshAdminToken();
   return { req, reply };
 }
 
@@ -761,6 +782,23 @@ describe('known answers to bad input', () => {
     assert.equal(reply.headers.allow, 'GET, HEAD, POST');
   });
 
+  test('a DELETE on the path of GET /v1/users/me/logins signs out everywhere, and the harness signs in again', async () => {
+    // The harness's own bookkeeping, checked: the random-methods property sends exactly this. Before
+    // it judged by the request's method and path, the 204 went unnoticed and every later request
+    // answered 401 token_revoked.
+    const logins = routes.find((r) => r.method === 'GET' && r.url === '/v1/users/me/logins') as FuzzRoute;
+    const before = server.adminToken;
+    const { reply } = await exec({
+      route: logins,
+      method: 'DELETE',
+      path: '/v1/users/me/logins',
+      auth: { kind: 'admin' },
+    });
+    assert.equal(reply.status, 204, reply.text);
+    assert.equal((await api(server.url, 'GET', '/v1/users', { token: before })).status, 401, 'the old login ended');
+    assert.equal((await api(server.url, 'GET', '/v1/users', { token: server.adminToken })).status, 200);
+  });
+
   test('prototype-pollution keys do not pollute: a new object has no stray properties afterwards', async () => {
     for (const key of POLLUTION_KEYS) {
       await exec({
@@ -831,9 +869,10 @@ describe('malformed HTTP: what the HTTP parser answers keeps the contract too', 
   }
 
   test('broken request lines, header lines, framing and versions', async () => {
-    // Not /v1/auth/revoke: a well-formed request there would revoke the admin token these use.
+    // Not the paths of /v1/auth/revoke nor of the own-logins routes (whatever method a route there
+    // has): a well-formed DELETE there would end the admin token these use.
     const paths = routes
-      .filter((r) => !isRevoke(r))
+      .filter((r) => !onLoginEndingPath(r))
       .map((r) => r.url.replace(/:[A-Za-z0-9_]+/g, 'user_00000000000000000000000000'));
     let answered = 0;
     await assertProperty(

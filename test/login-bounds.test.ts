@@ -110,16 +110,23 @@ test('logins of one key at the same time end different logins, each counted once
     ).json.events.filter((e: { actor: { id: string } }) => e.actor.id === user.id);
   for (let i = 0; i < 2; i++) await login(user.apiKey); // three logins held: the limit
   const pairs = await Promise.all(Array.from({ length: 12 }, () => login(user.apiKey)));
-  // Logins in flight count but cannot be ended (they have no tokens yet): the next login ends the excess.
-  const last = await login(user.apiKey);
+  // Logins in flight count but cannot be ended (they have no tokens yet), and one login ends at most
+  // MAX_ENDED_PER_LOGIN (4): how far over its bound the key is after the burst depends on how the
+  // twelve interleaved (on a loaded machine all twelve may be admitted before any is written). The
+  // next logins bring it down, four at a time: at most ceil(13 / 4) of them, then it stays at three.
+  const later: Pair[] = [];
+  do later.push(await login(user.apiKey));
+  while (heldTokens(user.id).length > 6 && later.length <= 4);
   const issued = await keyEvents();
-  assert.equal(issued.length, 16);
+  const total = 3 + 12 + later.length;
+  assert.equal(issued.length, total);
   const ended = issued.reduce(
     (sum: number, e: { data: { ended_logins?: number } }) => sum + (e.data.ended_logins ?? 0),
     0,
   );
-  assert.equal(ended, 13, 'sixteen logins, three held: thirteen ended, none counted twice');
-  assert.equal(heldTokens(user.id).length, 6, 'three logins held');
-  const working = (await Promise.all([...pairs, last].map(use))).filter((r) => r.status === 200).length;
-  assert.equal(working, 3, 'the three admitted last');
+  assert.equal(heldTokens(user.id).length, 6, `three logins held after ${later.length} more`);
+  assert.equal(ended, total - 3, `${total} logins, three held: ${total - 3} ended, none counted twice`);
+  const working = (await Promise.all([...pairs, ...later].map(use))).filter((r) => r.status === 200).length;
+  assert.equal(working, 3, 'three logins work');
+  for (const pair of later.slice(-3)) assert.equal((await use(pair)).status, 200, 'the last admitted work');
 });

@@ -82,8 +82,24 @@ async function walk(): Promise<void> {
   const myApiKey = (await call('POST', '/v1/users/me/api-keys', { body: {} })).json;
   await call('GET', '/v1/users/me/api-keys');
   await call('DELETE', `/v1/users/me/api-keys/${myApiKey.id}`);
+  // Signing out everywhere is walked as another person (replay-alice), not the walk's admin.
+  const myApiKeySecret = (await call('POST', `/v1/users/${user.id}/api-keys`, { body: {} })).json.api_key;
   await call('GET', '/v1/users/me/access');
   await call('GET', `/v1/users/${user.id}/access`);
+  // A person's own logins, with a login of the admin's own beside the walk's token (which stays).
+  const other = (await call('POST', '/v1/auth/token', { token: null, body: { api_key: ADMIN_KEY } })).json;
+  const mine = (await call('GET', '/v1/users/me/logins', { token: other.access_token })).json;
+  const current = mine.logins.find((l: { current: boolean }) => l.current);
+  await call('DELETE', '/v1/users/me/logins/AAAAAAAAAAAAAAAA', { token: other.access_token });
+  await call('DELETE', `/v1/users/me/logins/${current.id}`, { token: other.access_token });
+  const everywhere = (await call('POST', '/v1/auth/token', { token: null, body: { api_key: myApiKeySecret } })).json;
+  await call('DELETE', '/v1/users/me/logins', { token: everywhere.access_token });
+  // Approvals of held MCP tool calls (test/mcp-approvals.test.ts walks a real one): list, and
+  // decisions on one that does not exist (404).
+  await call('GET', '/v1/approvals?status=pending');
+  await call('GET', '/v1/approvals/apr_doesnotexist00000');
+  await call('POST', '/v1/approvals/apr_doesnotexist00000/approve');
+  await call('POST', '/v1/approvals/apr_doesnotexist00000/deny');
 
   // Roles.
   const role = (
@@ -94,6 +110,8 @@ async function walk(): Promise<void> {
   await call('GET', '/v1/roles');
   await call('GET', '/v1/roles/replay-role');
   await call('PUT', `/v1/roles/${role.id}`, { body: { name: 'replay-role', allow: {} } });
+  await call('POST', `/v1/roles/${role.id}/preview`, { body: { name: 'replay-role', allow: { logins: ['x'] } } });
+  await call('POST', '/v1/roles/replay-role/preview', { body: { name: 'replay-role' } });
   await call('DELETE', `/v1/roles/${role.id}`);
   await call('DELETE', '/v1/roles/admin');
 
@@ -160,6 +178,8 @@ async function walk(): Promise<void> {
   await call('GET', '/v1/webhooks');
   await call('GET', `/v1/webhooks/${hook.id}`);
   await call('GET', `/v1/webhooks/${hook.id}/deliveries`);
+  await call('PATCH', `/v1/webhooks/${hook.id}`, { body: { description: 'replayed', status: 'disabled' } });
+  await call('PATCH', `/v1/webhooks/${hook.id}`, { body: {} });
   await call('DELETE', `/v1/webhooks/${hook.id}`);
 
   // The cluster's proxies: a join token, the identities, removing one that is not there.

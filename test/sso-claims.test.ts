@@ -59,3 +59,64 @@ test('traits from claims and the user name', () => {
   assert.equal(usernameFromClaims({ email: 'not a name' }, 'email', pattern), undefined);
   assert.equal(usernameFromClaims({}, 'email', pattern), undefined);
 });
+
+test('nested claims: a dotted path reaches into objects, lists on the way are walked and flattened', () => {
+  const keycloak = {
+    sub: 's1',
+    realm_access: { roles: ['offline_access', 'platform-eng'] },
+    resource_access: { gatehouse: { roles: ['team-red'] }, other: { roles: ['team-other'] } },
+    teams: [{ name: 'team-a' }, { name: ['team-b', ['team-c']] }, { id: 7 }],
+  };
+  assert.deepEqual(claimValues(keycloak, 'realm_access.roles'), ['offline_access', 'platform-eng']);
+  assert.deepEqual(claimValues(keycloak, 'resource_access.gatehouse.roles'), ['team-red']);
+  assert.deepEqual(claimValues(keycloak, 'teams.name'), ['team-a', 'team-b', 'team-c']);
+  assert.deepEqual(claimValues(keycloak, 'realm_access'), [], 'an object is not a value');
+  assert.deepEqual(claimValues(keycloak, 'realm_access.missing'), []);
+  assert.deepEqual(claimValues(keycloak, 'realm_access..roles'), []);
+  assert.deepEqual(
+    rolesFromClaims(
+      [
+        { claim: 'realm_access.roles', value: 'platform-*', roles: ['dev'] },
+        { claim: 'resource_access.gatehouse.roles', value: 'team-*', roles: ['{{value}}'] },
+      ],
+      keycloak,
+    ),
+    ['dev', 'team-red'],
+  );
+  // Control: the same mappings on a flat claim of another name give nothing.
+  assert.deepEqual(
+    rolesFromClaims([{ claim: 'realm_access.roles', value: 'platform-*', roles: ['dev'] }], {
+      roles: ['platform-eng'],
+    }),
+    [],
+  );
+  assert.deepEqual(
+    rolesFromClaims([{ claim: 'groups', value: 'eng', roles: ['{{claims.resource_access.gatehouse.roles}}'] }], {
+      ...keycloak,
+      groups: ['eng'],
+    }),
+    ['team-red'],
+  );
+});
+
+test('nested claims: a name the claims hold as it is wins over the path; inherited properties are never read', () => {
+  const claims = { 'https://example.com/groups': ['ops'], 'a.b': 'literal', a: { b: 'nested' } };
+  assert.deepEqual(claimValues(claims, 'https://example.com/groups'), ['ops']);
+  assert.deepEqual(claimValues(claims, 'a.b'), ['literal']);
+  assert.deepEqual(claimValues({ a: {} }, 'a.constructor.name'), []);
+  assert.deepEqual(claimValues({ a: 'text' }, 'a.length'), []);
+  assert.deepEqual(claimValues(JSON.parse('{"a":{"__proto__":{"x":"y"}}}'), 'a.__proto__.x'), ['y']);
+  assert.deepEqual(claimValues({ a: { b: 'x' } }, 'a.toString'), []);
+});
+
+test('nested claims: deep nesting and long lists are bounded', () => {
+  let deep: unknown = 'bottom';
+  for (let i = 0; i < 20; i++) deep = [deep];
+  assert.deepEqual(claimValues({ g: deep }, 'g'), [], 'lists nested deeper than the bound give nothing');
+  const many = Array.from({ length: 1000 }, (_, i) => `g${i}`);
+  assert.equal(claimValues({ g: many }, 'g').length, 256);
+  assert.deepEqual(
+    claimValues({ a: { b: { c: { d: { e: { f: { g: { h: { i: 'x' } } } } } } } } }, 'a.b.c.d.e.f.g.h.i'),
+    [],
+  );
+});

@@ -7,7 +7,14 @@ import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { api, requestsTo, startTestServer, type TestServer } from './helpers/gatehouse.js';
-import { CookieJar, hop, signInThrough, startOidcProvider, type TestProvider } from './helpers/oidc-provider.js';
+import {
+  CookieJar,
+  hop,
+  providerFields,
+  providerForGatehouse,
+  signInThrough,
+  type TestProvider,
+} from './helpers/oidc-provider.js';
 import { softAuthenticator } from './helpers/webauthn-authenticator.js';
 
 let server: TestServer;
@@ -49,21 +56,15 @@ before(async () => {
     allow: { rules: [{ resources: ['events'], verbs: ['list'] }] },
   });
   const redirectUri = new URL('/webapi/sso/callback', server.gatehouse.webUrl?.replace('127.0.0.1', 'localhost'));
-  provider = await startOidcProvider({
-    redirectUris: [redirectUri.href],
-    accounts: {
-      alice: { groups: ['platform-eng', 'team-blue'], claims: { unix_username: 'alice' } },
-      bob: { groups: ['sales'] },
-      erin: { groups: ['secure-ops'] },
-    },
+  provider = await providerForGatehouse(server.gatehouse.webUrl, {
+    alice: { groups: ['platform-eng', 'team-blue'], claims: { unix_username: 'alice' } },
+    bob: { groups: ['sales'] },
+    erin: { groups: ['secure-ops'] },
   });
   const created = await admin('POST', '/v1/auth/connectors', {
-    kind: 'oidc',
+    ...providerFields(provider),
     name: 'test-idp',
     display_name: 'Test IdP',
-    issuer: provider.issuer,
-    client_id: provider.clientId,
-    client_secret: provider.clientSecret,
     scopes: ['openid', 'profile', 'groups', 'unix'],
     claims_to_roles: [
       { claim: 'groups', value: 'platform-*', roles: ['dev'] },
@@ -235,6 +236,11 @@ describe('single sign-on through an OpenID Provider', () => {
       body: { code: code2, code_verifier: verifier },
     });
     assert.equal(tokens.status, 200, tokens.text);
+    // Replayed with the right verifier after it was redeemed: refused (one use).
+    const replay = await api(server.webUrl, 'POST', '/webapi/sso/exchange', {
+      body: { code: code2, code_verifier: verifier },
+    });
+    assert.equal(replay.status, 401, replay.text);
     const me = await api(server.url, 'GET', '/v1/users/alice', { token: tokens.json.access_token });
     assert.equal(me.status, 403, 'alice is no user admin: the token acts as alice');
     assert.equal((await api(server.url, 'GET', '/v1/events', { token: tokens.json.access_token })).status, 200);
@@ -252,6 +258,7 @@ describe('single sign-on through an OpenID Provider', () => {
   test('a person whose roles require a security key gets the key step after the provider, and no tokens for a native client', async () => {
     const { jar, callbackUrl, answer } = await signIn('erin');
     assert.equal(answer.status, 303, answer.text);
+    assert.equal(answer.headers.get('location'), `${callbackUrl.origin}/login?second_factor=1`);
     // Half signed in: the console's session is refused until the key is given.
     const pending = await session(jar, callbackUrl);
     assert.equal(pending.status, 401, JSON.stringify(pending.json));

@@ -5,11 +5,14 @@
 // `policy.allowsOn` decides (globs, traits, deny wins). An agent's and a delegated agent's policy is
 // already the intersection (principal-pipeline.ts). Inside a Kubernetes cluster, as whom it acts is
 // kube_users' and kube_groups' of the roles that select that cluster (kubeIdentity), and which
-// objects it reaches is their kube_resources' (kubeObject, kubeItem).
+// objects it reaches is their kube_resources' (kubeObject, kubeItem); inside an app, which requests
+// it may make is the app_rules' of the roles that select that app (appRequest).
 import type { Principal } from '../auth/principal.js';
 import { keys } from '../auth/records.js';
 import type { StateStore } from '../backend/state.js';
+import { type AppVerdict, appRequestVerdict } from '../rbac/app-rules.js';
 import { type KubeObjectRequest, type KubeVerdict, kubeItemAllowed, kubeVerdict } from '../rbac/kube-resources.js';
+import { type McpCallVerdict, type McpPrimitive, mcpCallVerdict, mcpNameAllowed } from '../rbac/mcp-tools.js';
 import type { AsValue, Policy, PrincipalField, SessionOptions } from '../rbac/policy.js';
 import type { ResourceKind } from '../rbac/types.js';
 
@@ -126,6 +129,26 @@ export function createAccessChecker(deps: { state: Pick<StateStore, 'get'> }) {
       item: { kind: string; verb: KubeObjectRequest['verb']; namespace?: string; name: string },
     ): boolean {
       return kubeItemAllowed(principal.policy.kubeRules(cluster), item);
+    },
+    /** May the principal make this request (method, request target) inside this app (app_rules)? */
+    appRequest(principal: Pick<Principal, 'policy'>, app: ResourceRef, method: string, target: string): AppVerdict {
+      return appRequestVerdict(principal.policy.appRules(app), method, target);
+    },
+    /** May the principal see (and so perhaps use) this tool, resource (URI) or prompt of an MCP server: the lists show only these. */
+    mcpName(principal: Pick<Principal, 'policy'>, server: ResourceRef, kind: McpPrimitive, name: string): boolean {
+      try {
+        return mcpNameAllowed(principal.policy.mcpRules(server), kind, name);
+      } catch {
+        return false; // fail closed: a policy that cannot be evaluated shows nothing
+      }
+    },
+    /** A tools/call: the tool, then its arguments against every matching schema, and whether it waits for approval. */
+    mcpCall(principal: Pick<Principal, 'policy'>, server: ResourceRef, tool: string, args: unknown): McpCallVerdict {
+      try {
+        return mcpCallVerdict(principal.policy.mcpRules(server), tool, args);
+      } catch {
+        return { allowed: false, reason: 'the tool policy cannot be evaluated' };
+      }
     },
   };
 }

@@ -3,11 +3,12 @@
 // an agent a role they do not hold. Statuses: active ⇄ suspended → revoked (terminal); suspending,
 // revoking and deleting go through the kill switch, which ends everything the agent holds at once.
 
-import type { AuditLog } from '../audit/audit-log.js';
 import { eventOnCommit } from '../audit/on-commit.js';
+import type { ServiceDeps } from '../audit/service-deps.js';
 import { lineageDepth, MAX_LINEAGE_DEPTH, stoppedAncestor } from '../auth/agent-lineage.js';
 import type { Covering } from '../auth/covering.js';
 import type { PolicyResolver } from '../auth/policy-resolver.js';
+import { unlessChanged } from '../auth/preconditions.js';
 import { actorOf, eventContext, type Principal, type RequestContext } from '../auth/principal.js';
 import {
   type AgentRateLimit,
@@ -18,11 +19,9 @@ import {
   prefixes,
   type UserRecord,
 } from '../auth/records.js';
-import { nameConflicts, renameIndexKeys } from '../auth/unique-names.js';
-import { translateConflicts } from '../backend/conflicts.js';
-import type { StateStore } from '../backend/state.js';
+import { insertNamed, nameConflicts, renameIndexKeys } from '../auth/unique-names.js';
 import { BackendError, type Operation } from '../backend/types.js';
-import { type Clock, isoTime } from '../lib/clock.js';
+import { isoTime } from '../lib/clock.js';
 import { conflict, forbidden, invalidField, notFound } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { pageOfRecords, parseLabelFilter } from '../lib/paging.js';
@@ -87,16 +86,15 @@ const endedOf = (plan: KillPlan, confirmed: string[]): Ended => ({
 /** An agent's name keys: exact (lookups) and folded (unique regardless of case). */
 const indexOf = (name: string) => ({ exact: keys.agentName(name), folded: keys.agentFoldedName(name) });
 
-export function createAgentService(deps: {
-  state: StateStore;
-  audit: AuditLog;
-  clock: Clock;
-  policies: Pick<PolicyResolver, 'roleByName'>;
-  killSwitch: KillSwitch;
-  usage: Pick<UsageTracker, 'agentLastUsed'>;
-  limits: Pick<AgentLimits, 'forget'>;
-  covering: Pick<Covering, 'require' | 'agentGrant' | 'userGrant' | 'specs'>;
-}) {
+export function createAgentService(
+  deps: ServiceDeps & {
+    policies: Pick<PolicyResolver, 'roleByName'>;
+    killSwitch: KillSwitch;
+    usage: Pick<UsageTracker, 'agentLastUsed'>;
+    limits: Pick<AgentLimits, 'forget'>;
+    covering: Pick<Covering, 'require' | 'agentGrant' | 'userGrant' | 'specs'>;
+  },
+) {
   const { state, audit, clock } = deps;
 
   function findItem(id: string) {
@@ -278,14 +276,7 @@ export function createAgentService(deps: {
         ...eventContext(ctx),
         data: { owner: owner.id, roles: agent.roles, created_by: agent.created_by },
       });
-      await translateConflicts(
-        () =>
-          state.insert(keys.agent(agent.id), agent, {
-            indexKeys: [index.exact, index.folded],
-            onCommitted: created.onCommitted,
-          }),
-        nameConflicts(state, 'an agent', agent.name, index),
-      );
+      await insertNamed(state, 'an agent', keys.agent(agent.id), agent, index, { onCommitted: created.onCommitted });
       await created.done();
       return agent;
     },
@@ -302,6 +293,7 @@ export function createAgentService(deps: {
     ): Promise<{ agent: AgentRecord; ended?: Ended }> {
       const result = await withRetry(async () => {
         const item = findItem(id);
+        unlessChanged(ctx, item, `agent ${item.value.name}`);
         const a = item.value;
         const now = clock();
         const next: AgentRecord = {
@@ -410,6 +402,7 @@ export function createAgentService(deps: {
     async remove(ctx: RequestContext, id: string): Promise<Ended & { id: string }> {
       const { agent, plan } = await withRetry(async () => {
         const item = findItem(id);
+        unlessChanged(ctx, item, `agent ${item.value.name}`);
         const plan = deps.killSwitch.plan(item, 'deleted', clock());
         await state.writeInParts(plan.conditions, plan.operations, plan.cleanup);
         return { agent: item.value, plan };

@@ -3,7 +3,7 @@
 // in the same atomic write as its secret, conditioned on the agent not having changed, so no
 // credential escapes a concurrent suspension. Shared by the credentials endpoint and token exchange.
 
-import type { AuditLog } from '../audit/audit-log.js';
+import type { ServiceDeps } from '../audit/service-deps.js';
 import { stoppedAncestor } from '../auth/agent-lineage.js';
 import { newApiKeyWrite } from '../auth/api-keys.js';
 import { type Actor, actorOf, eventContext, type PrincipalName, type RequestContext } from '../auth/principal.js';
@@ -18,9 +18,8 @@ import {
 import { TOMBSTONE_MS } from '../auth/token-revocation.js';
 import type { TokenService } from '../auth/token-service.js';
 import type { CachedItem } from '../backend/cache.js';
-import type { StateStore } from '../backend/state.js';
 import { BackendError, type Condition, type Operation } from '../backend/types.js';
-import { type Clock, isoTime } from '../lib/clock.js';
+import { isoTime } from '../lib/clock.js';
 import { conflict, forbidden, GatehouseError, invalidField } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { type CredentialHoldings, MAX_REMOVED_PER_ISSUANCE } from './credential-holdings.js';
@@ -72,16 +71,15 @@ export interface IssuedCredential {
 
 export type CredentialIssuer = ReturnType<typeof createCredentialIssuer>;
 
-export function createCredentialIssuer(deps: {
-  state: StateStore;
-  audit: AuditLog;
-  clock: Clock;
-  tokens: Pick<TokenService, 'agentAccessToken'>;
-  signingKeys: Pick<SigningKeys, 'current' | 'sign'>;
-  limits: AgentLimits;
-  holdings: Pick<CredentialHoldings, 'held' | 'removable'>;
-  settings: CredentialSettings;
-}) {
+export function createCredentialIssuer(
+  deps: ServiceDeps & {
+    tokens: Pick<TokenService, 'agentAccessToken'>;
+    signingKeys: Pick<SigningKeys, 'current' | 'sign'>;
+    limits: AgentLimits;
+    holdings: Pick<CredentialHoldings, 'held' | 'removable'>;
+    settings: CredentialSettings;
+  },
+) {
   const { state, audit, clock, settings } = deps;
 
   /** The longest lifetime this agent's credentials may have (seconds). */

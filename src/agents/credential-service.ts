@@ -1,16 +1,15 @@
 // An agent's credentials through the API: issue (the caller must hold every role the credential
 // carries), list (metadata only) and revoke one (with every token that came from it).
 
-import type { AuditLog } from '../audit/audit-log.js';
+import type { ServiceDeps } from '../audit/service-deps.js';
 import type { Covering } from '../auth/covering.js';
 import { actorOf, eventContext, type Principal, type RequestContext } from '../auth/principal.js';
 import { type AgentRecord, type CredentialRecord, type CredentialType, keys } from '../auth/records.js';
 import type { TokenIndex } from '../auth/token-index.js';
 import { tokenRevocationOps } from '../auth/token-revocation.js';
 import { translateConflicts } from '../backend/conflicts.js';
-import type { StateStore } from '../backend/state.js';
 import type { Operation } from '../backend/types.js';
-import { type Clock, isoTime } from '../lib/clock.js';
+import { isoTime } from '../lib/clock.js';
 import { notFound } from '../lib/errors.js';
 import { pageOfRecords } from '../lib/paging.js';
 import type { CredentialIssuer } from './credential-issuer.js';
@@ -18,15 +17,14 @@ import type { UsageTracker } from './usage.js';
 
 export type CredentialService = ReturnType<typeof createCredentialService>;
 
-export function createCredentialService(deps: {
-  state: StateStore;
-  audit: AuditLog;
-  clock: Clock;
-  issuer: CredentialIssuer;
-  tokenIndex: Pick<TokenIndex, 'ofCredential' | 'ofApiKey'>;
-  usage: Pick<UsageTracker, 'credentialLastUsed'>;
-  covering: Pick<Covering, 'require' | 'agentGrant'>;
-}) {
+export function createCredentialService(
+  deps: ServiceDeps & {
+    issuer: CredentialIssuer;
+    tokenIndex: Pick<TokenIndex, 'ofCredential' | 'ofApiKey'>;
+    usage: Pick<UsageTracker, 'credentialLastUsed'>;
+    covering: Pick<Covering, 'require' | 'agentGrant'>;
+  },
+) {
   const { state, audit, clock } = deps;
 
   function agentItem(id: string) {

@@ -1,7 +1,8 @@
 // A user's consent that an agent may act for them (RFC 8693 token exchange needs it): given and
 // withdrawn by that user (or by someone who may update users), never by an agent. Withdrawing it
 // revokes every token the agent holds for that user.
-import type { AuditLog } from '../audit/audit-log.js';
+
+import type { ServiceDeps } from '../audit/service-deps.js';
 import type { Covering } from '../auth/covering.js';
 import { actorOf, eventContext, type Principal, type RequestContext } from '../auth/principal.js';
 import {
@@ -15,21 +16,19 @@ import {
 import type { TokenIndex } from '../auth/token-index.js';
 import { tokenRevocationOps } from '../auth/token-revocation.js';
 import { translateConflicts } from '../backend/conflicts.js';
-import type { StateStore } from '../backend/state.js';
 import type { Operation } from '../backend/types.js';
-import { type Clock, isoTime } from '../lib/clock.js';
+import { isoTime } from '../lib/clock.js';
 import { conflict, forbidden, found, invalidField, notFound } from '../lib/errors.js';
 import { page } from '../lib/paging.js';
 
 export type DelegationService = ReturnType<typeof createDelegationService>;
 
-export function createDelegationService(deps: {
-  state: StateStore;
-  audit: AuditLog;
-  clock: Clock;
-  tokenIndex: Pick<TokenIndex, 'ofPrincipal'>;
-  covering: Pick<Covering, 'requirePrincipal'>;
-}) {
+export function createDelegationService(
+  deps: ServiceDeps & {
+    tokenIndex: Pick<TokenIndex, 'ofPrincipal'>;
+    covering: Pick<Covering, 'requirePrincipal'>;
+  },
+) {
   const { state, audit, clock } = deps;
 
   const agentOf = (id: string): AgentRecord => found(state.get<AgentRecord>(keys.agent(id))?.value, 'agent', id);

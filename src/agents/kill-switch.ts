@@ -26,6 +26,17 @@ import { isoTime } from '../lib/clock.js';
 import { sessionTerminationOps } from '../sessions/session-registry.js';
 import { type SshKeyRecord, sshKeyDeleteOps, sshKeyRemovalOps } from '../ssh-keys/ssh-key-service.js';
 
+/** The write that marks one agent credential revoked now, for this reason; its expiry stays. */
+function revokeCredentialOp(c: CachedItem<CredentialRecord>, now: number, reason: string): Operation {
+  const revoked: CredentialRecord = { ...c.value, revoked_at: isoTime(now), revoked_reason: reason };
+  return {
+    type: 'put',
+    key: c.key,
+    value: JSON.stringify(revoked),
+    ...(c.expiresAt !== undefined ? { expiresAt: c.expiresAt } : {}),
+  };
+}
+
 export type KillAction = 'suspended' | 'revoked' | 'deleted';
 
 /** What the agent had created for other principals, and the kill switch took back. */
@@ -116,13 +127,7 @@ export function createKillSwitch(deps: {
           Date.parse(c.value.expires_at) > now,
       );
     for (const c of credentials) {
-      const revoked: CredentialRecord = { ...c.value, revoked_at: isoTime(now), revoked_reason: reason };
-      operations.push({
-        type: 'put',
-        key: c.key,
-        value: JSON.stringify(revoked),
-        ...(c.expiresAt !== undefined ? { expiresAt: c.expiresAt } : {}),
-      });
+      operations.push(revokeCredentialOp(c, now, reason));
       for (const t of deps.tokenIndex.ofCredential(c.value.id)) tokenKeys.add(t);
       const apiKeyId = c.value.api_key_id;
       if (apiKeyId === undefined) continue;
@@ -190,13 +195,7 @@ export function createKillSwitch(deps: {
       }
       if (c.value.revoked_at !== undefined || Date.parse(c.value.expires_at) <= now) continue;
       revokedCredentials++;
-      const revoked: CredentialRecord = { ...c.value, revoked_at: isoTime(now), revoked_reason: reason };
-      cleanup.push({
-        type: 'put',
-        key: c.key,
-        value: JSON.stringify(revoked),
-        ...(c.expiresAt !== undefined ? { expiresAt: c.expiresAt } : {}),
-      });
+      cleanup.push(revokeCredentialOp(c, now, reason));
     }
     if (action === 'deleted') {
       revokedCredentials = state

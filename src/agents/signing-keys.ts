@@ -12,7 +12,7 @@ import { keys, prefixes, type SigningKeyRecord } from '../auth/records.js';
 import type { StateStore } from '../backend/state.js';
 import { BackendError } from '../backend/types.js';
 import { type Clock, isoTime } from '../lib/clock.js';
-import type { SecretBox } from '../lib/secret-box.js';
+import { NoSealKey, type SecretBox } from '../lib/secret-box.js';
 
 /** Verifiers' clocks drift: keys stay published this much longer. */
 const SKEW_MS = 5 * 60_000;
@@ -120,7 +120,10 @@ export function createSigningKeys(deps: {
 
     /** The public keys verifiers need now: the signing key, the next one, and retired ones still in use. */
     async jwks(): Promise<{ keys: PublicJwk[] }> {
-      await current();
+      // A proxy holds no seal key: it publishes the keys the auth tier made (issue 29).
+      await current().catch((error: unknown) => {
+        if (!(error instanceof NoSealKey)) throw error;
+      });
       const now = clock();
       return {
         keys: state

@@ -5,12 +5,10 @@
 // for a third party. Delegated tokens are not refreshable and die with either token's principal, and
 // with either token itself: a logout, a deleted API key or a revoked credential ends them too.
 
-import type { AuditLog } from '../audit/audit-log.js';
+import type { ServiceDeps } from '../audit/service-deps.js';
 import { actorOf, eventContext, type Principal, type RequestContext } from '../auth/principal.js';
 import { type AgentRecord, type DelegationGrant, keys, type TokenSource, type UserRecord } from '../auth/records.js';
 import type { ResolvedToken, TokenService } from '../auth/token-service.js';
-import type { StateStore } from '../backend/state.js';
-import type { Clock } from '../lib/clock.js';
 import { forbidden, GatehouseError, invalidField } from '../lib/errors.js';
 import { hashSecret } from '../lib/secrets.js';
 import type { CredentialIssuer } from './credential-issuer.js';
@@ -47,15 +45,14 @@ const sourceOf = ({ id, record }: ResolvedToken): TokenSource => ({
   ...(record.credential_id ? { credential_id: record.credential_id } : {}),
 });
 
-export function createTokenExchange(deps: {
-  state: StateStore;
-  audit: AuditLog;
-  clock: Clock;
-  tokens: Pick<TokenService, 'resolve' | 'loginFailed'>;
-  issuer: Pick<CredentialIssuer, 'issue'>;
-  /** Longest lifetime of a delegated opaque token (ms): the access token TTL. */
-  accessTtlMs: number;
-}) {
+export function createTokenExchange(
+  deps: ServiceDeps & {
+    tokens: Pick<TokenService, 'resolve' | 'loginFailed'>;
+    issuer: Pick<CredentialIssuer, 'issue'>;
+    /** Longest lifetime of a delegated opaque token (ms): the access token TTL. */
+    accessTtlMs: number;
+  },
+) {
   const { state, clock } = deps;
 
   /** Resolves one of the two tokens; a bad one is a failed login, named by its field. */

@@ -7,12 +7,14 @@ import type { PeerCheck } from '../cluster/cluster-peers.js';
 import type { Clock } from '../lib/clock.js';
 import { GatehouseError } from '../lib/errors.js';
 import { newRequestId } from '../lib/random.js';
+import { createProxyApprovalGate } from '../mcp/mcp-approvals-proxy.js';
 import type { AuthPool } from '../net/auth-client.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { Services } from '../services.js';
 import { accessRoutes } from './access/access.routes.js';
 import { agentRoutes, jwksRoute } from './agents/agents.routes.js';
 import type { App } from './app-types.js';
+import { approvalRoutes } from './approvals/approvals.routes.js';
 import { appRoutes } from './apps/apps.routes.js';
 import { auditRoutes } from './audit/audit.routes.js';
 import { clusterRoutes } from './cluster/cluster.routes.js';
@@ -21,7 +23,9 @@ import { consolePageRoutes, consoleSessionRoutes, webConsoleRoutes } from './con
 import { cookieAuthenticationHook } from './console/session-cookie.js';
 import { forwardToAuth, localReadsOnly } from './forward.js';
 import { healthRoutes, pingRoute } from './health/health.routes.js';
+import { appsInternalRoutes } from './internal/apps-internal.routes.js';
 import { internalRoutes } from './internal/internal.routes.js';
+import { mcpInternalRoutes } from './internal/mcp-internal.routes.js';
 import { installJsonBodyParser } from './json-body.js';
 import { lazyChildLogger } from './lazy-request-logger.js';
 import { mfaRoutes } from './mfa/mfa.routes.js';
@@ -68,6 +72,8 @@ export interface ApiOptions {
   startedAt: number;
   /** True once a graceful shutdown began: /webapi/ping answers 503 so balancers drain this instance. */
   draining?: () => boolean;
+  /** True once this proxy's cluster identity was removed: /webapi/ping answers 503 "removed". */
+  removed?: () => boolean;
   https?: { cert: Buffer; key: Buffer };
   /** When given, every response is observed in http_request_duration_seconds. */
   metrics?: Metrics;
@@ -95,6 +101,7 @@ function registerApiRoutes(scoped: App, services: Services): void {
   mfaRoutes(scoped, services);
   jwksRoute(scoped, services);
   webhookRoutes(scoped, services);
+  approvalRoutes(scoped, services);
   sessionRoutes(scoped, {
     sessionService: services.sessions,
     sshEndpoint: services.sshEndpoint,
@@ -204,7 +211,21 @@ export async function buildApi(services: Services, opts: ApiOptions): Promise<{ 
   if (opts.cluster) {
     installClusterPeer(app, opts.cluster.peers, () => services.state.cache.revision);
     if (!services.proxyIdentities) throw new Error('the internal API runs on an auth instance');
-    internalRoutes(app, { ...opts.cluster, identities: services.proxyIdentities });
+    internalRoutes(app, {
+      ...opts.cluster,
+      identities: services.proxyIdentities,
+      ...(services.credentialIssuer ? { credentials: services.credentialIssuer } : {}),
+      kubeListenerCertificate: services.kubeListenerCertificate,
+    });
+    appsInternalRoutes(app, {
+      peers: opts.cluster.peers,
+      redeem: services.apps.proxyRedeem,
+      assertion: services.apps.proxyAssertion,
+    });
+    mcpInternalRoutes(app, {
+      peers: opts.cluster.peers,
+      gate: createProxyApprovalGate({ ...services, approvals: services.mcpApprovals }),
+    });
   }
 
   // The console's session cookie stands in for the Authorization header (src/proxy/web/session-cookie.ts);

@@ -29,6 +29,8 @@ export interface RouteDeclaration {
   /** Instead of the collection's tags. */
   tags?: string[];
   params?: TSchema;
+  /** Request headers the route reads (documented as header parameters, e.g. If-Match). */
+  headers?: TSchema;
   querystring?: TSchema;
   body?: TSchema;
   produces?: string[];
@@ -79,11 +81,12 @@ export function declareRoutes(app: App, collection: { tags: string[]; resource?:
     const statuses = SUCCESS.filter((s) => d[s] !== undefined);
     const status = statuses[0];
     if (statuses.length !== 1 || status === undefined) throw new Error(`${method} ${url}: declare one success status`);
-    const { permission, grants, summary, tags, params, querystring, body, produces } = d;
+    const { permission, grants, summary, tags, params, headers, querystring, body, produces } = d;
     const schema = {
       tags: tags ?? collection.tags,
       summary,
       ...(params && { params }),
+      ...(headers && { headers }),
       ...(querystring && { querystring }),
       ...(body && { body }),
       ...(produces && { produces }),

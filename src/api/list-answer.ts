@@ -63,7 +63,7 @@ export function listAnswer<R extends object>(
   const build = (items: readonly R[], pagination: string): Buffer =>
     Buffer.from(`${prefix}${items.map(itemJson).join(',')}],"pagination":${pagination}}`);
 
-  return (reply: ListAnswer, page: Page<R>): void => {
+  return (reply: ListAnswer, page: Page<R>): undefined => {
     const { total, page: n, per_page } = page.pagination;
     const pagination = `{"total":${total},"page":${n},"per_page":${per_page}}`;
     const { items } = page;

@@ -34,6 +34,12 @@ export const RESPONSE_HEADERS = {
     required: true,
     schema: { type: 'string', pattern: '^Bearer realm="gatehouse"' },
   },
+  ETag: {
+    description:
+      'The version of the item (strong; its stored revision): send it back in If-Match to change the item only if nobody changed it since',
+    required: true,
+    schema: { type: 'string', pattern: '^"[0-9]+"$' },
+  },
   'Retry-After': {
     description: 'Seconds to wait before trying again',
     schema: { type: 'string', pattern: '^[0-9]+$' },
@@ -62,7 +68,17 @@ function dropDefaultedFromRequired(schema: unknown): void {
     if (key !== 'default' && key !== 'enum') dropDefaultedFromRequired(value);
 }
 
-function refineOperation(method: string, path: string, op: Operation, problem: Schema): void {
+/** A change that honours If-Match (collection-routes.ts declares the header). */
+const takesIfMatch = (op: Operation | undefined) =>
+  (op?.parameters ?? []).some((p) => p.in === 'header' && String(p.name).toLowerCase() === 'if-match');
+
+function refineOperation(
+  method: string,
+  path: string,
+  op: Operation,
+  problem: Schema,
+  item: Record<string, Operation>,
+): void {
   for (const p of op.parameters ?? []) {
     if (p.in === 'query' && p.schema?.default !== undefined) p.required = false;
   }
@@ -90,6 +106,13 @@ function refineOperation(method: string, path: string, op: Operation, problem: S
       content: problemContent,
     };
   }
+  if (takesIfMatch(op)) {
+    op.responses['412'] = {
+      description:
+        'If-Match does not name the item’s current ETag: someone changed it since it was read, and nothing was written (problem+json)',
+      content: problemContent,
+    };
+  }
   // Any route refuses bad input (unknown query parameters included) with a 400 problem.
   op.responses['4XX'] ??= { description: 'Client error (problem+json)', content: problemContent };
   for (const [status, response] of Object.entries(op.responses)) {
@@ -107,6 +130,10 @@ function refineOperation(method: string, path: string, op: Operation, problem: S
     if (status === '201' && method === 'post' && CREATED_AT_LOCATION.has(path)) {
       response.headers = { Location: header('Location'), ...response.headers };
     }
+    // The GET of an item whose changes take If-Match answers the ETag they compare.
+    if (status === '200' && method === 'get' && ['put', 'patch', 'delete'].some((m) => takesIfMatch(item[m]))) {
+      response.headers = { ETag: header('ETag'), ...response.headers };
+    }
     response.headers = { 'X-Request-Id': header('X-Request-Id'), ...response.headers };
   }
 }
@@ -116,7 +143,7 @@ export function refineOpenApi(doc: Json): Json {
   const components = (doc.components ?? {}) as Json;
   const problem = { $ref: '#/components/schemas/Problem' } as Schema;
   for (const [path, item] of Object.entries(paths)) {
-    for (const [method, op] of Object.entries(item)) refineOperation(method, path, op, problem);
+    for (const [method, op] of Object.entries(item)) refineOperation(method, path, op, problem, item);
   }
   return {
     openapi: doc.openapi,

@@ -48,6 +48,7 @@ export function createAppAssertions(deps: {
   }
 
   return {
+    traitsOf,
     /** The assertion for this principal at this app (its public URL), reused until a minute before it expires. */
     async assertion(p: Principal, audience: string, issuer: string): Promise<string> {
       const claims = claimsOf(p, audience, issuer);

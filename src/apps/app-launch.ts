@@ -144,7 +144,7 @@ export function createAppLaunches(deps: {
       code: string,
       peeked: { record: AppCodeRecord; revision: number },
       session: { id: string; expiresAt: number },
-      secret: string,
+      secretHash: string,
     ): Promise<boolean> {
       const codeKey = appKeys.code(hashSecret(code));
       const { record } = peeked;
@@ -162,7 +162,7 @@ export function createAppLaunches(deps: {
             { type: 'delete', key: codeKey },
             {
               type: 'put',
-              key: appKeys.session(hashSecret(secret)),
+              key: appKeys.session(secretHash),
               value: JSON.stringify(cookie),
               expiresAt: cookie.expires_at,
             },

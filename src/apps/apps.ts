@@ -8,6 +8,7 @@ import type { Clock } from '../lib/clock.js';
 import { createAppAddressing } from './app-addressing.js';
 import { createAppAssertions } from './app-assertion.js';
 import { createAppLaunches } from './app-launch.js';
+import { createProxyAssertion, createProxyRedeem } from './app-proxy-redeem.js';
 
 export type Apps = ReturnType<typeof createApps>;
 
@@ -15,14 +16,20 @@ export function createApps(deps: {
   state: StateStore;
   clock: Clock;
   access: Pick<AccessChecker, 'authorize'>;
-  tokens: Pick<TokenService, 'issueForSelf'>;
+  tokens: Pick<TokenService, 'issueForSelf' | 'resolveById'>;
   signingKeys: Pick<SigningKeys, 'current' | 'sign'>;
   sessionTtlMs: number;
 }) {
   const addressing = createAppAddressing({ state: deps.state });
+  const launches = createAppLaunches({ ...deps, addressing });
+  const assertions = createAppAssertions(deps);
   return {
     addressing,
-    launches: createAppLaunches({ ...deps, addressing }),
-    assertions: createAppAssertions(deps),
+    launches,
+    /** The auth tier's side of a proxy-only instance's identity assertions. */
+    proxyAssertion: createProxyAssertion({ ...deps, addressing, assertions }),
+    /** The auth tier's side of a proxy-only instance's callback. */
+    proxyRedeem: createProxyRedeem({ launches, state: deps.state }),
+    assertions,
   };
 }

@@ -13,6 +13,11 @@ export const EVENT_TYPES = {
   },
   'auth.login.failed': { code: 'GH1004W', description: 'A token request or refresh failed.' },
   'auth.login.throttled': { code: 'GH1005W', description: 'Too many failures from one source; refused.' },
+  'auth.ssh_certificate.issued': {
+    code: 'GH1007I',
+    description:
+      "An SSH certificate for the SSH proxy was issued to a login (gatehouse login): its key id, the key's fingerprint, valid_before.",
+  },
   'auth.token.exchanged': {
     code: 'GH1006I',
     description: 'An agent exchanged a user token and its own for a token acting for the user (RFC 8693).',
@@ -106,6 +111,11 @@ export const EVENT_TYPES = {
     code: 'GH2403W',
     description: 'A webhook delivery failed after its last retry.',
   },
+  'webhook.updated': {
+    code: 'GH2404I',
+    description:
+      'A webhook was changed (data.changed: url, event_types, description, status); a new URL is recorded by its origin only.',
+  },
   'access.denied': { code: 'GH3000W', description: 'An API call was denied by RBAC.' },
   'access.allowed': { code: 'GH3001I', description: 'A connection to a resource was allowed.' },
   'session.start': { code: 'GH4000I', description: 'A session through the proxy started.' },
@@ -166,6 +176,45 @@ export const EVENT_TYPES = {
     code: 'GH4402I',
     description: 'An app session ended (expired, signed out, access lost, terminated; bytes each way).',
   },
+  // The MCP gateway (docs/mcp.md): GH450x.
+  'mcp.tool.call': {
+    code: 'GH4500I',
+    description:
+      'A tools/call through the MCP gateway: decision (allowed, denied, held), tool, arguments_hash, argument names (the arguments themselves under mcp_record_arguments), reason, duration_ms, result_bytes, on_behalf_of for a delegated agent. success: false when refused or held.',
+  },
+  'mcp.tools.listed': {
+    code: 'GH4501I',
+    description: 'A tools/list through the MCP gateway: how many tools were shown and how many hidden by policy.',
+  },
+  'mcp.resource.read': {
+    code: 'GH4506I',
+    description:
+      'A resources/read, resources/subscribe or completion/complete on a resource through the MCP gateway: method, uri, decision (allowed, denied under mcp_resources), reason, duration_ms, result_bytes. success: false when refused.',
+  },
+  'mcp.prompt.get': {
+    code: 'GH4507I',
+    description:
+      'A prompts/get or completion/complete on a prompt through the MCP gateway: method, prompt, decision (allowed, denied under mcp_prompts), reason, duration_ms, result_bytes. success: false when refused.',
+  },
+  'mcp.resources.listed': {
+    code: 'GH4508I',
+    description:
+      'A resources/list or resources/templates/list through the MCP gateway: how many were shown and how many hidden by policy.',
+  },
+  'mcp.prompts.listed': {
+    code: 'GH4509I',
+    description: 'A prompts/list through the MCP gateway: how many prompts were shown and how many hidden by policy.',
+  },
+  'mcp.approval.requested': {
+    code: 'GH4502I',
+    description: 'A tool call was held for an approval (approval id, tool, call digest, who asks on whose behalf).',
+  },
+  'mcp.approval.approved': {
+    code: 'GH4503I',
+    description: 'A held tool call was approved (by whom, for which digest).',
+  },
+  'mcp.approval.denied': { code: 'GH4504I', description: 'A held tool call was denied.' },
+  'mcp.approval.used': { code: 'GH4505I', description: "An approved tool call went through (the approval's one use)." },
   'recording.uploaded': { code: 'GH4100I', description: 'A session recording reached object storage, verified.' },
   'recording.upload_failed': {
     code: 'GH4101E',
@@ -199,6 +248,16 @@ export const EVENT_TYPES = {
   'cluster.join_token.refused': {
     code: 'GH5003W',
     description: 'A join was refused: an unknown, expired or used-up join token.',
+  },
+  'cluster.credential.issued': {
+    code: 'GH5004I',
+    description:
+      'A door was given the upstream credential of one session (data.credential: ssh, db or kube; data.issued: which kinds of secret, never one; data.instance: the proxy), after the access checker allowed it.',
+  },
+  'cluster.credential.refused': {
+    code: 'GH5005W',
+    description:
+      'A door asked for an upstream credential and was refused (data.reason: not its session, or what the access checker answered).',
   },
 } as const;
 

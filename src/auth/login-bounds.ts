@@ -1,6 +1,6 @@
 // Bounds on what one API key, or one login, keeps in the token store. Every login stores two token
-// records and every refresh two more, each kept until a day after it expires so that its holder hears
-// why it stopped working: ~2.2 KB of memory per login on every instance. Unbounded, one valid key
+// records and every refresh two more, each kept until an hour after it expires (a day once revoked) so
+// that its holder hears why it stopped working: ~1 KB of memory per login on every instance. Unbounded, one valid key
 // logging in (or refreshing) in a loop — a misbehaving agent, or whoever stole the key — grows every
 // auth instance by ~1.9 GB a day at 100 logins/s. As GitHub does with OAuth tokens (10 per user, app
 // and scope), the least recently used login goes when a key has too many, and a login keeps only its

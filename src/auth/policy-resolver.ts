@@ -20,15 +20,31 @@ export function createPolicyResolver(state: StateStore) {
     return ref ? state.get<RoleRecord>(ref.value.ref)?.value : undefined;
   }
 
+  return {
+    ...resolverOver(state, roleByName, memo),
+    /**
+     * The same resolution with one role replaced by a proposed spec, not memoized: what a role change
+     * would do (the role editor's preview, access/role-preview.ts), decided by the same code.
+     */
+    withRole: (name: string, spec: RoleSpec) =>
+      resolverOver(state, (n) => (n === name ? spec : roleByName(n)), undefined),
+  };
+}
+
+function resolverOver(
+  state: StateStore,
+  roleByName: (name: string) => RoleSpec | undefined,
+  memo: Map<string, Policy> | undefined,
+) {
   function forRoles(roleNames: readonly string[], traits: Record<string, string[]>): Policy {
     const memoKey = `${roleNames.join('\u0000')}\u0001${JSON.stringify(traits)}`;
-    let policy = memo.get(memoKey);
+    let policy = memo?.get(memoKey);
     if (!policy) {
       // A role that no longer exists grants nothing (deny by default).
       const specs = roleNames.map(roleByName).filter((r): r is RoleSpec => r !== undefined);
       policy = compilePolicy(specs, traits);
-      if (memo.size > 10_000) memo.clear();
-      memo.set(memoKey, policy);
+      if (memo && memo.size > 10_000) memo.clear();
+      memo?.set(memoKey, policy);
     }
     return policy;
   }

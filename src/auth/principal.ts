@@ -46,6 +46,11 @@ export interface RequestContext {
   requestId: string;
   /** Set for Gatehouse's own actions (bootstrap, background jobs), which have no principal. */
   system?: string;
+  /**
+   * The entity tags of If-Match on a change of one object (collection-routes.ts): the change applies
+   * only to the object at one of these versions (preconditions.ts). Absent: no precondition.
+   */
+  ifMatch?: readonly string[];
 }
 
 /**

@@ -170,6 +170,17 @@ export interface TokenRecord {
   mfa?: 'pending' | 'verified';
   /** A pending login's own bound (an SSO login's not_after), restored when its second factor is given. */
   login_not_after?: number;
+  /** How and where the login began: every token of the login carries it, so its owner can tell logins apart. */
+  origin?: LoginOrigin;
+}
+
+/** A login's first factor, the address it came from and when it began (its owner's list of logins). */
+export interface LoginOrigin {
+  via: 'api_key' | 'sso' | 'passkey';
+  address: string;
+  started_at: number;
+  console?: true;
+  connector?: string;
 }
 
 /**
@@ -230,4 +241,6 @@ export const keys = {
   kubeSecret: (id: string) => `secrets/kube/${id}`,
   /** A database's sealed upstream passwords and client key, and its CA. */
   dbSecret: (id: string) => `secrets/db/${id}`,
+  /** An MCP server's sealed upstream credential (headers), src/mcp/mcp-upstream.ts. */
+  mcpSecret: (id: string) => `secrets/mcp/${id}`,
 };

@@ -9,10 +9,14 @@ import { createTokenIndex } from './token-index.js';
 
 function feed(initial: Array<[string, TokenRecord]>) {
   let listener: ChangeListener = () => {};
+  // As the cache does: each change comes with the item it replaces.
+  const held = new Map(initial.map(([key, value]) => [key, { key, value, revision: 1 }]));
   const state = {
+    get: (key: string) => held.get(key),
     list: (prefix: string) =>
       initial.filter(([key]) => key.startsWith(prefix)).map(([key, value]) => ({ key, value, revision: 1 })),
     cache: {
+      decodeUnder() {},
       onChange(l: ChangeListener) {
         listener = l;
         return () => {};
@@ -20,8 +24,17 @@ function feed(initial: Array<[string, TokenRecord]>) {
     },
   } as unknown as StateStore;
   const index = createTokenIndex(state);
-  const put = (key: string, value: TokenRecord) => listener(key, { key, value, revision: 2 });
-  const drop = (key: string) => listener(key, undefined);
+  const put = (key: string, value: TokenRecord) => {
+    const item = { key, value, revision: 2 };
+    const previous = held.get(key);
+    held.set(key, item);
+    listener(key, item, previous);
+  };
+  const drop = (key: string) => {
+    const previous = held.get(key);
+    held.delete(key);
+    listener(key, undefined, previous);
+  };
   return { index, put, drop };
 }
 
@@ -180,8 +193,11 @@ test('an ended login that gets a token before its deletion lands stays listed wi
   const admitted = index.admitLogin('key_a', 'f2', 1);
   assert.deepEqual(admitted.ended, ['f1']);
   assert.deepEqual(admitted.tokens.sort(), [key(1), key(2)], 'the tokens to delete');
+  // Until their deletion lands they are still the key's: revoking the key reaches them.
+  assert.deepEqual(sorted(index.ofApiKey('key_a')), [key(1), key(2)]);
   put(key(3), token('f1', { issued_at: 5 })); // a refresh of f1 lands first
   put(key(4), token('f2'));
+  assert.deepEqual(sorted(index.ofApiKey('key_a')), [key(1), key(2), key(3), key(4)], 'each once');
   drop(key(1)); // then the login's write: f1's two old tokens go
   drop(key(2));
   const next = index.admitLogin('key_a', 'f5', 1);
@@ -196,7 +212,7 @@ test("a login's tokens come oldest issued first", () => {
   put(key(3), token('f1', { issued_at: 20 }));
   put(key(4), token('f2', { issued_at: 5 }));
   assert.deepEqual(
-    index.familyByAge('f1').map(([k, r]) => [k, r.issued_at]),
+    index.familyByAge('f1').map(([k, r]) => [k, r?.issued_at]),
     [
       [key(2), 10],
       [key(3), 20],

@@ -2,57 +2,143 @@
 // principal, an API key or a family touches only those tokens.
 //
 // Sized for many live tokens (each login adds two, kept until they expire): a group with one token —
-// every login's own family — holds the key itself instead of a Set, and a token's groups are worked
-// out again from its cached record when it goes instead of being kept as strings. Kept as strings
-// and one-element Sets, they were ~570 of the ~2,500 bytes a login kept (heap snapshot, 50k logins).
+// every login's own family — holds the key itself, a few an exact-length array, more a Set; groups are
+// keyed by the id itself, one map per kind; a token's groups are worked out again from the record the
+// cache held when it goes (the cache hands it over), so the index keeps no record of its own; and the
+// cache holds token records compact (decode below: principal and key ids shared, one object). A live
+// login kept 1,605 bytes of heap before these, 1,007–1,017 after (npm run bench:memory).
 //
 // It also keeps each API key's logins in the order they last got a token, so the token service can
 // end a key's least recently used logins in O(1) when the key holds too many (login-bounds.ts).
 import type { StateStore } from '../backend/state.js';
-import { prefixes, type TokenRecord } from './records.js';
+import { type PrincipalRef, prefixes, type TokenRecord } from './records.js';
+
+type GroupKind = 'p' | 'f' | 'c' | 'xf' | 'xk' | 'xc';
+/**
+ * A group's tokens: the key itself while it has one (every login's own family at first), an array of
+ * exact length while it has a few (a Set and its hash table cost ~150 bytes more), a Set beyond.
+ */
+type Members = string | string[] | Set<string>;
+const SMALL_GROUP = 8;
+
+/** The group with `key` added: the same value when it was there or the Set took it, else a new one. */
+function withMember(members: Members, key: string): Members {
+  if (typeof members === 'string') return members === key ? members : [members, key];
+  if (Array.isArray(members)) {
+    if (members.includes(key)) return members;
+    return members.length < SMALL_GROUP ? [...members, key] : new Set([...members, key]);
+  }
+  members.add(key);
+  return members;
+}
+
+/** The group without `key`: undefined once empty. */
+function without(members: Members, key: string): Members | undefined {
+  if (typeof members === 'string') return members === key ? undefined : members;
+  if (Array.isArray(members)) {
+    if (!members.includes(key)) return members;
+    const left = members.filter((m) => m !== key);
+    return left.length === 1 ? left[0] : left;
+  }
+  members.delete(key);
+  return members.size === 0 ? undefined : members;
+}
 
 export type TokenIndex = ReturnType<typeof createTokenIndex>;
 
 export function createTokenIndex(state: StateStore) {
-  const byGroup = new Map<string, string | Set<string>>();
-  /** Each indexed token's record as it was indexed: its groups, worked out again on removal. */
-  const indexed = new Map<string, TokenRecord>();
+  /** One map per kind of group, keyed by the id itself: no per-login "kind:id" string is kept. */
+  const byGroup: Record<GroupKind, Map<string, Members>> = {
+    p: new Map(),
+    f: new Map(),
+    c: new Map(),
+    xf: new Map(),
+    xk: new Map(),
+    xc: new Map(),
+  };
   /** Per API key: its logins (families) → how many of their tokens are stored, least recently issued first. */
   const loginsByKey = new Map<string, Map<string, number>>();
   /** Tokens of ended logins whose deletion is on its way: their login has already left the order. */
   const departing = new Set<string>();
+  /**
+   * One copy of each principal reference and API key id, shared by every token record that names it
+   * (each parsed record had its own: ~270 bytes a login). Dropped when its group empties.
+   */
+  const principals = new Map<string, PrincipalRef>();
+  const apiKeyIds = new Map<string, string>();
+
+  function intern(t: TokenRecord): void {
+    const p = principals.get(t.principal.id);
+    if (p === undefined) principals.set(t.principal.id, t.principal);
+    else if (p.kind === t.principal.kind) t.principal = p;
+    if (t.api_key_id !== undefined) {
+      const k = apiKeyIds.get(t.api_key_id);
+      if (k === undefined) apiKeyIds.set(t.api_key_id, t.api_key_id);
+      else t.api_key_id = k;
+    }
+    // The login's other tokens hold its family already: share their string.
+    const family = byGroup.f.get(t.family);
+    const sibling = family === undefined ? undefined : typeof family === 'string' ? family : [...family][0];
+    const shared = sibling === undefined ? undefined : state.get<TokenRecord>(sibling)?.value.family;
+    if (shared === t.family) t.family = shared;
+  }
+
+  /**
+   * A token record as this process holds it: the fields every token has in one object literal (a
+   * parsed object of six fields kept two of them in a separate property array), the rest copied after,
+   * names shared with the other records that hold them.
+   */
+  function decode(json: string): TokenRecord {
+    const r = JSON.parse(json) as TokenRecord;
+    const { kind, principal, family, issued_at, expires_at, api_key_id } = r;
+    const held: TokenRecord =
+      api_key_id === undefined
+        ? { kind, principal, family, issued_at, expires_at }
+        : { kind, principal, family, issued_at, expires_at, api_key_id };
+    for (const [field, value] of Object.entries(r))
+      if (!(field in held)) (held as unknown as Record<string, unknown>)[field] = value;
+    intern(held);
+    return held;
+  }
 
   // A delegated token belongs to both principals: ending either ends it. It also belongs, apart
   // (x…), to the logins, keys and credentials of the tokens it was exchanged from: ending one of those
   // revokes it, but it never counts as one of that login's own tokens (login-bounds.ts trims those).
-  const groups = (t: TokenRecord): string[] => {
-    const g = [`p:${t.principal.id}`, `f:${t.family}`];
-    if (t.api_key_id) g.push(`k:${t.api_key_id}`);
-    if (t.credential_id) g.push(`c:${t.credential_id}`);
-    if (t.on_behalf_of) g.push(`p:${t.on_behalf_of.id}`);
+  const groups = (t: TokenRecord): Array<[GroupKind, string]> => {
+    const g: Array<[GroupKind, string]> = [
+      ['p', t.principal.id],
+      ['f', t.family],
+    ];
+    // An API key's own tokens are its logins' (loginsByKey → families): no group of their own.
+    if (t.credential_id) g.push(['c', t.credential_id]);
+    if (t.on_behalf_of && t.on_behalf_of.id !== t.principal.id) g.push(['p', t.on_behalf_of.id]);
     for (const source of t.exchanged_from ? [t.exchanged_from.subject, t.exchanged_from.actor] : []) {
-      g.push(`xf:${source.family}`);
-      if (source.api_key_id) g.push(`xk:${source.api_key_id}`);
-      if (source.credential_id) g.push(`xc:${source.credential_id}`);
+      g.push(['xf', source.family]);
+      if (source.api_key_id) g.push(['xk', source.api_key_id]);
+      if (source.credential_id) g.push(['xc', source.credential_id]);
     }
-    return [...new Set(g)];
+    return g;
   };
   function ungroup(key: string, record: TokenRecord): void {
-    for (const g of groups(record)) {
-      const members = byGroup.get(g);
-      if (members === key) byGroup.delete(g);
-      else if (members instanceof Set) {
-        members.delete(key);
-        if (members.size === 0) byGroup.delete(g);
+    for (const [kind, id] of groups(record)) {
+      const map = byGroup[kind];
+      const members = map.get(id);
+      if (members === undefined) continue;
+      const left = without(members, key);
+      if (left !== undefined) {
+        if (left !== members) map.set(id, left);
+        continue;
       }
+      map.delete(id);
+      if (kind === 'p') principals.delete(id);
     }
   }
   function group(key: string, record: TokenRecord): void {
-    for (const g of groups(record)) {
-      const members = byGroup.get(g);
-      if (members === undefined) byGroup.set(g, key);
-      else if (members instanceof Set) members.add(key);
-      else if (members !== key) byGroup.set(g, new Set([members, key]));
+    for (const [kind, id] of groups(record)) {
+      const map = byGroup[kind];
+      const members = map.get(id);
+      const joined = members === undefined ? key : withMember(members, key);
+      if (joined !== members) map.set(id, joined);
     }
   }
   /** A new token moves its login to the most recent end of its key's order. */
@@ -74,21 +160,20 @@ export function createTokenIndex(state: StateStore) {
     if (count > 1) logins.set(t.family, count - 1);
     else {
       logins.delete(t.family);
-      if (logins.size === 0) loginsByKey.delete(t.api_key_id as string);
+      if (logins.size === 0) {
+        loginsByKey.delete(t.api_key_id as string);
+        apiKeyIds.delete(t.api_key_id as string);
+      }
     }
   }
-  function remove(key: string): void {
-    const record = indexed.get(key);
-    if (record === undefined) return;
-    indexed.delete(key);
+  function remove(key: string, record: TokenRecord): void {
     ungroup(key, record);
     // Counted out when its login was ended: a token that login got since (a refresh) keeps it listed.
     if (!departing.delete(key)) loginLost(record);
   }
-  function add(key: string, record: TokenRecord): void {
-    const before = indexed.get(key);
+  /** `before`: the record the cache held under this key until now (the index keeps no copy of its own). */
+  function add(key: string, record: TokenRecord, before: TokenRecord | undefined): void {
     if (before !== undefined) ungroup(key, before);
-    indexed.set(key, record);
     group(key, record);
     // A token rewritten in place (revoked, marked used) is not a new use of its login.
     if (before === undefined) loginGained(record);
@@ -98,29 +183,36 @@ export function createTokenIndex(state: StateStore) {
     }
   }
 
-  for (const item of state.list<TokenRecord>(prefixes.tokens)) add(item.key, item.value);
-  state.cache.onChange((key, item) => {
+  state.cache.decodeUnder(prefixes.tokens, decode);
+  for (const item of state.list<TokenRecord>(prefixes.tokens)) add(item.key, item.value, undefined);
+  state.cache.onChange((key, item, previous) => {
     if (!key.startsWith(prefixes.tokens)) return;
-    if (item) add(key, item.value as TokenRecord);
-    else remove(key);
+    if (item) add(key, item.value as TokenRecord, previous?.value as TokenRecord | undefined);
+    else if (previous) remove(key, previous.value as TokenRecord);
   });
 
-  const members = (group: string): string[] => {
-    const m = byGroup.get(group);
+  const members = (kind: GroupKind, id: string): string[] => {
+    const m = byGroup[kind].get(id);
     return m === undefined ? [] : typeof m === 'string' ? [m] : [...m];
   };
-  /** A group's own tokens and those exchanged from them. */
-  const withExchanged = (group: string): string[] => [...members(group), ...members(`x${group}`)];
   return {
-    ofPrincipal: (id: string) => members(`p:${id}`),
-    ofFamily: (family: string) => withExchanged(`f:${family}`),
-    ofApiKey: (id: string) => withExchanged(`k:${id}`),
-    ofCredential: (id: string) => withExchanged(`c:${id}`),
-    /** A family's tokens with their records, oldest issued first. */
-    familyByAge(family: string): Array<[string, TokenRecord]> {
-      return members(`f:${family}`)
-        .map((key): [string, TokenRecord] => [key, indexed.get(key) as TokenRecord])
-        .sort((a, b) => a[1].issued_at - b[1].issued_at);
+    ofPrincipal: (id: string) => members('p', id),
+    // A group's own tokens and those exchanged from them.
+    ofFamily: (family: string) => [...members('f', family), ...members('xf', family)],
+    ofApiKey(id: string): string[] {
+      // The key's logins' tokens (a hash entry fewer per token than a group of the key's own), and
+      // those of logins ended to make room whose deletion is still on its way.
+      const own = new Set([...(loginsByKey.get(id)?.keys() ?? [])].flatMap((family) => members('f', family)));
+      for (const t of departing) if (state.get<TokenRecord>(t)?.value.api_key_id === id) own.add(t);
+      return [...own, ...members('xk', id)];
+    },
+    ofCredential: (id: string) => [...members('c', id), ...members('xc', id)],
+    /** A family's tokens with their records, oldest issued first (one already expired in the cache: first). */
+    familyByAge(family: string): Array<[string, TokenRecord | undefined]> {
+      const age = (r: TokenRecord | undefined) => r?.issued_at ?? Number.NEGATIVE_INFINITY;
+      return members('f', family)
+        .map((key): [string, TokenRecord | undefined] => [key, state.get<TokenRecord>(key)?.value])
+        .sort((a, b) => age(a[1]) - age(b[1]));
     },
     /**
      * Makes room for a new login of the key, so that it holds at most `max` once the logins in flight
@@ -149,7 +241,7 @@ export function createTokenIndex(state: StateStore) {
         ended.push([f, count]);
       }
       for (const [f] of ended) logins.delete(f);
-      const tokens = ended.flatMap(([f]) => members(`f:${f}`));
+      const tokens = ended.flatMap(([f]) => members('f', f));
       for (const t of tokens) departing.add(t);
       // Held in place until its tokens arrive (count 0), so later logins count it.
       if (!logins.has(family)) logins.set(family, 0);

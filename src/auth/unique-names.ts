@@ -3,7 +3,8 @@
 // (records.ts) that only guards uniqueness: written and removed with the record in one atomic write,
 // and backfilled on start for records written before it existed.
 import type { CachedItem } from '../backend/cache.js';
-import type { StateStore } from '../backend/state.js';
+import { translateConflicts } from '../backend/conflicts.js';
+import type { CommitHook, StateStore } from '../backend/state.js';
 import { BackendError, type Condition, type Operation } from '../backend/types.js';
 import { keys, prefixes } from './records.js';
 
@@ -33,6 +34,21 @@ export function nameConflicts(
         ? `${what} named ${JSON.stringify(name)} already exists`
         : `${what} named ${JSON.stringify(existing)} already exists; names are unique regardless of case`,
   };
+}
+
+/** Inserts a record under both its name keys; a name taken (in any case) is a 409 that says by what. */
+export function insertNamed(
+  state: Pick<StateStore, 'get' | 'insert'>,
+  what: string,
+  key: string,
+  record: { name: string },
+  index: { exact: string; folded: string },
+  hook: CommitHook = {},
+): Promise<void> {
+  return translateConflicts(
+    () => state.insert(key, record, { indexKeys: [index.exact, index.folded], ...hook }),
+    nameConflicts(state, what, record.name, index),
+  );
 }
 
 /**

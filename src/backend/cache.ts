@@ -9,13 +9,19 @@ export interface CachedItem<T = unknown> {
   expiresAt?: number;
 }
 
-export type ChangeListener = (key: string, item: CachedItem | undefined) => void;
+/** `previous`: the item as it was before this change (undefined for a new key), so a listener keeps no copy of its own. */
+export type ChangeListener = (key: string, item: CachedItem | undefined, previous: CachedItem | undefined) => void;
 
 export interface StateCache {
   get<T>(key: string): CachedItem<T> | undefined;
   /** Items under prefix in key order; the array is shared and must not be mutated. */
   list<T>(prefix: string): readonly CachedItem<T>[];
   onChange(listener: ChangeListener): () => void;
+  /**
+   * Values under `prefix` are decoded by `decode` instead of JSON.parse (items already held are
+   * decoded again): a kind kept by the hundred thousand can be held in a compact form.
+   */
+  decodeUnder(prefix: string, decode: (json: string) => unknown): void;
   /** Resolves once the cache has seen every write up to revision (read-your-writes). */
   waitFor(revision: number): Promise<void>;
   readonly revision: number;
@@ -29,6 +35,16 @@ export async function createStateCache(backend: Backend, prefixes: string[] = ['
   const listeners = new Set<ChangeListener>();
   const waiting: Array<{ revision: number; resolve: () => void }> = [];
   let revision = 0;
+  const decoders: Array<[string, (json: string) => unknown]> = [];
+  /** The item as held: decoded by the decoder of its prefix, JSON.parse otherwise. */
+  const hold = (item: { key: string; value: string; revision: number; expiresAt?: number }): CachedItem => {
+    const decoder = decoders.find(([prefix]) => item.key.startsWith(prefix));
+    const value = decoder ? decoder[1](item.value) : JSON.parse(item.value);
+    // One literal per shape: a field added after the literal goes to a property array (40 bytes).
+    return item.expiresAt === undefined
+      ? { key: item.key, value, revision: item.revision }
+      : { key: item.key, value, revision: item.revision, expiresAt: item.expiresAt };
+  };
 
   const invalidate = (key: string): void => {
     for (const prefix of listings.keys()) if (key.startsWith(prefix)) listings.delete(prefix);
@@ -37,17 +53,18 @@ export async function createStateCache(backend: Backend, prefixes: string[] = ['
   const apply = (events: WatchEvent[], atRevision: number): void => {
     for (const e of events) {
       if (e.type === 'put') {
-        const cached: CachedItem = { key: e.item.key, value: JSON.parse(e.item.value), revision: e.item.revision };
-        if (e.item.expiresAt !== undefined) cached.expiresAt = e.item.expiresAt;
+        const cached = hold(e.item);
+        const previous = items.get(e.item.key);
         items.set(e.item.key, cached);
         invalidate(e.item.key);
         revision = Math.max(revision, e.item.revision);
-        for (const l of listeners) l(e.item.key, cached);
+        for (const l of listeners) l(e.item.key, cached, previous);
       } else {
+        const previous = items.get(e.key);
         items.delete(e.key);
         invalidate(e.key);
         revision = Math.max(revision, e.revision);
-        for (const l of listeners) l(e.key, undefined);
+        for (const l of listeners) l(e.key, undefined, previous);
       }
     }
     revision = Math.max(revision, atRevision);
@@ -61,11 +78,7 @@ export async function createStateCache(backend: Backend, prefixes: string[] = ['
   };
 
   const watcher = await backend.watch(prefixes, apply);
-  for (const item of watcher.initial) {
-    const cached: CachedItem = { key: item.key, value: JSON.parse(item.value), revision: item.revision };
-    if (item.expiresAt !== undefined) cached.expiresAt = item.expiresAt;
-    items.set(item.key, cached);
-  }
+  for (const item of watcher.initial) items.set(item.key, hold(item));
   revision = watcher.revision;
 
   return {
@@ -87,6 +100,12 @@ export async function createStateCache(backend: Backend, prefixes: string[] = ['
       // Expired items are hidden at once, like get() does, not only once the sweeper removed them.
       const now = Date.now();
       return listing.all.filter((i) => i.expiresAt === undefined || i.expiresAt > now) as CachedItem<T>[];
+    },
+    decodeUnder(prefix, decode) {
+      decoders.push([prefix, decode]);
+      // Once, when the decoder is set (at startup): the items already held, in their new form.
+      for (const item of items.values())
+        if (item.key.startsWith(prefix)) item.value = decode(JSON.stringify(item.value));
     },
     onChange(listener) {
       listeners.add(listener);

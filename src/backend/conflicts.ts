@@ -18,3 +18,13 @@ export async function translateConflicts<T>(write: () => Promise<T>, names: Reco
     throw error;
   }
 }
+
+/** A write guarded by a revision, where losing the race means something to the caller: it hears `lost()`. */
+export async function unlessRaceLost<T>(write: () => Promise<T>, lost: () => GatehouseError): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    if (error instanceof BackendError) throw lost();
+    throw error;
+  }
+}

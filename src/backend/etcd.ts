@@ -1,6 +1,8 @@
 // The state backend on etcd v3 — the consensus store of a 3+ instance auth tier (docs/architecture.md).
 // Everything maps onto etcd's own machinery: an item's revision is its mod_revision, conditions are
-// txn compares (create_revision = 0 for absent, version > 0 for present, mod_revision for a revision),
+// txn compares (create_revision = 0 for absent, version > 0 for present, mod_revision for a revision;
+// present and at-revision also compare the value above the live mark, so an expired item fails them
+// without a read first — liveAbove),
 // and watch is one etcd watch on Gatehouse's prefix, fanned out (etcd-watch.ts). Expiry: the expiry
 // time travels with the value and reads hide expired items at once; a sweeper deletes them (and
 // watchers see the delete); leases are a safety net for when no instance runs, one per minute
@@ -80,6 +82,16 @@ export function parseEtcdUrl(url: string): { hosts: string[]; prefix: string; co
 
 export const encodeValue = (value: string, expiresAt?: number): string =>
   expiresAt === undefined ? value : `${EXPIRY_MARK}${expiresAt}${EXPIRY_MARK}${value}`;
+
+/**
+ * The least raw value of an item unexpired at `now`: a value with an expiry starts with the mark and
+ * its expiry in decimal, which sorts as a number while it has 13 digits (2001–2286); JSON values
+ * (never starting below a space) sort above every mark. The last character sorts above anything a
+ * value holds after its mark, so an item expiring at `now` itself is expired, as on every backend.
+ * Undefined for a clock outside that range (a test's): conditions are then checked by reading first.
+ */
+export const liveAbove = (now: number): string | undefined =>
+  now >= 1e12 && now < 1e13 ? `${EXPIRY_MARK}${Math.floor(now)}${EXPIRY_MARK}\uffff` : undefined;
 
 /** An etcd key-value as an Item; `prefix` is stripped where etcd3's namespace left it on. */
 export function decodeKv(kv: IKeyValue, prefix: string): Item {
@@ -205,22 +217,33 @@ export function openEtcdBackend(opts: EtcdBackendOptions): Backend {
 
   async function writeNow(conditions: Condition[], operations: Operation[]): Promise<number> {
     const now = clock();
+    // etcd takes one compare per condition and one always true (ETCD_WRITE_LIMITS); an unexpired
+    // check is one more per present or at-revision condition, so a large write reads first instead.
+    const checked = conditions.filter((c) => !('is' in c && c.is === 'absent')).length;
+    const live = conditions.length + checked <= ETCD_WRITE_LIMITS.conditions ? liveAbove(now) : undefined;
+    // "Present" and "at revision" are compared in the transaction itself (unexpired: the value
+    // sorts above `live`); "absent" must see an expired item as gone, which etcd cannot compare: it
+    // is deleted first. A login (its API key present) is then one round trip, not two (issue 36).
     for (const c of conditions) {
-      if (!('is' in c)) continue;
+      if (!('is' in c) || (c.is === 'present' && live !== undefined)) continue;
       const current = await currentOf(c.key);
       if (current?.expiresAt !== undefined && current.expiresAt <= now) {
         await txn([{ key: c.key, revision: current.revision }], [{ type: 'delete', key: c.key }]).catch(() => {});
       }
     }
-    return txn(conditions, operations);
+    return txn(conditions, operations, live);
   }
 
-  /** Runs a conditional write; on failure, finds which condition failed to name its key. */
-  async function txn(conditions: Condition[], operations: Operation[]): Promise<number> {
+  /**
+   * Runs a conditional write; on failure, finds which condition failed to name its key. With `live`,
+   * a present or at-revision condition also requires the item unexpired (its value above `live`).
+   */
+  async function txn(conditions: Condition[], operations: Operation[], live?: string): Promise<number> {
     let t = kv.if('\u0000', 'Create', '==', 0); // always true: there is no empty key
     for (const c of conditions) {
       if ('is' in c) t = c.is === 'absent' ? t.and(c.key, 'Create', '==', 0) : t.and(c.key, 'Version', '>', 0);
       else t = t.and(c.key, 'Mod', '==', c.revision);
+      if (live !== undefined && !('is' in c && c.is === 'absent')) t = t.and(c.key, 'Value', '>', live);
     }
     const ops = operations.map((op) =>
       op.type === 'put' ? putOp(op.key, op.value, op.expiresAt) : kv.delete().key(op.key),
@@ -230,8 +253,10 @@ export function openEtcdBackend(opts: EtcdBackendOptions): Backend {
     if (res.succeeded) return Number(res.header.revision);
     const own = attempt.retried ? await committedEarlier(operations) : undefined;
     if (own !== undefined) return own;
+    const now = clock();
     for (const c of conditions) {
-      const current = await currentOf(c.key);
+      const found = await currentOf(c.key);
+      const current = found?.expiresAt !== undefined && found.expiresAt <= now ? undefined : found;
       const holds = 'is' in c ? (c.is === 'absent') === !current : current?.revision === c.revision;
       if (!holds) throw new BackendError('compare_failed', c.key);
     }

@@ -140,3 +140,19 @@ export async function awaitCached<T>(
     await new Promise((r) => setTimeout(r, 20));
   }
 }
+
+/**
+ * Stores `fresh` at `key` unless another instance did first (a create-if-absent race at start): the
+ * record that stands, ours or the winner's once it reaches the cache; undefined if it never does.
+ */
+export async function insertOrTheirs<T>(
+  state: Pick<StateStore, 'get' | 'insert'>,
+  key: string,
+  fresh: T,
+): Promise<T | undefined> {
+  const won = await state.insert(key, fresh).then(
+    () => true,
+    () => false,
+  );
+  return won ? fresh : (await awaitCached<T>(state, key))?.value;
+}

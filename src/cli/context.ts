@@ -1,5 +1,6 @@
 // What every client command shares: the environment, the profile it acts under, the printer, and the
 // SDK signed in with that profile's login (refreshed by itself; each new pair written back at once).
+import { InvalidArgumentError } from 'commander';
 import { createGatehouse, type Gatehouse, GatehouseProblem } from '../sdk/index.js';
 import { createPrinter, FORMATS, type Format, type Printer } from './format.js';
 import type { Output } from './output.js';
@@ -86,6 +87,16 @@ export function createContext(
   };
 }
 
+/** Renew an access token with less than this left before handing it to another program (kubectl, an app). */
+const HAND_OVER_MS = 60_000;
+
+/** The login's access token with at least a minute left, renewed first if needed (written back to the profile). */
+export async function freshAccessToken(gh: Gatehouse): Promise<{ token: string; expiresAt: number }> {
+  let tokens = gh.tokens();
+  if (!tokens || tokens.expires_at - HAND_OVER_MS <= Date.now()) tokens = await gh.refresh();
+  return { token: tokens.access_token, expiresAt: tokens.expires_at };
+}
+
 /** An action under the global options: its context first, one line and exit 1 or 2 if it fails. */
 export type Runner = (
   action: (ctx: CliContext, ...args: never[]) => Promise<void>,
@@ -105,4 +116,11 @@ export function failure(error: unknown): { line: string; code: 1 | 2 } {
     return { line: `cannot reach Gatehouse: ${cause.code ?? ''} ${cause.message}`.replace(/\s+/g, ' '), code: 1 };
   }
   return { line: (error as Error)?.message ?? String(error), code: 1 };
+}
+
+/** A --port value (commander reports a refusal as bad usage, exit 2). */
+export function portOption(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('a port number (0 picks a free one)');
+  return n;
 }

@@ -82,3 +82,6 @@ function fitWidths(widths: number[], terminal: number | undefined): number[] {
 }
 
 const clip = (s: string, width: number) => (s.length > width ? `${s.slice(0, Math.max(0, width - 1))}…` : s);
+
+/** A timestamp as the tables show it: ISO 8601 to the second (empty when there is none). */
+export const when = (iso?: string | null): string => (iso ? iso.replace(/\.\d+Z$/, 'Z') : '');

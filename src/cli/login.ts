@@ -7,6 +7,7 @@ import { type CliContext, CliError, failure, type Runner } from './context.js';
 import { deleteProfile, type Profile, writeProfile } from './profile.js';
 import { readSecret } from './secret-prompt.js';
 import { freshCertificate, newKeyPair } from './ssh.js';
+import { ssoSignIn } from './sso-login.js';
 
 /** The proxy's base URL as given (scheme required; a trailing slash dropped). */
 function proxyUrl(value: string): string {
@@ -39,15 +40,22 @@ async function apiKeyFrom(ctx: CliContext, file: string | undefined): Promise<st
 export function registerLoginCommands(program: Command, run: Runner): void {
   program
     .command('login')
-    .description('log in to Gatehouse with an API key; keeps the login in the profile')
+    .description('log in to Gatehouse with an API key or single sign-on; keeps the login in the profile')
     .requiredOption('--proxy <url>', "Gatehouse's web URL (https://gatehouse.example.com)")
     .option('--api-key-file <file>', 'read the API key from this file (else GATEHOUSE_API_KEY, else a prompt)')
+    .option('--sso <connector>', 'sign in through this single sign-on connector, in the browser')
+    .option('--no-browser', 'with --sso: print the URL to open instead of opening the browser')
     .action(
-      run(async (ctx: CliContext, opts: { proxy: string; apiKeyFile?: string }) => {
+      run(async (ctx: CliContext, opts: { proxy: string; apiKeyFile?: string; sso?: string; browser: boolean }) => {
         const proxy = proxyUrl(opts.proxy);
-        const apiKey = await apiKeyFrom(ctx, opts.apiKeyFile);
+        if (opts.sso !== undefined && opts.apiKeyFile !== undefined)
+          throw new CliError('--sso and --api-key-file: use one', 2);
         const gh = createGatehouse({ baseUrl: proxy });
-        const tokens = await gh.signIn(apiKey).catch((e: unknown) => {
+        const signingIn =
+          opts.sso !== undefined
+            ? ssoSignIn(ctx, gh, proxy, opts.sso, { browser: opts.browser })
+            : apiKeyFrom(ctx, opts.apiKeyFile).then((apiKey) => gh.signIn(apiKey));
+        const tokens = await signingIn.catch((e: unknown) => {
           // A refused key is this command's own failure, not an expired login.
           if (e instanceof GatehouseProblem) throw new CliError(e.oneLine());
           throw e;

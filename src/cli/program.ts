@@ -4,11 +4,18 @@
 // codes: 0 done, 1 the operation failed (one line, a problem's detail), 2 bad usage.
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
+import { registerApplyCommands } from './apply.js';
+import { registerAppCommands } from './apps.js';
 import { registerClusterCommands } from './cluster.js';
+import { registerCompletionCommand } from './completion.js';
 import { createContext, failure, type GlobalOptions, type Runner } from './context.js';
+import { registerDbCommands } from './db.js';
 import { FORMATS } from './format.js';
+import { registerKubeCommands } from './kube.js';
 import { registerLoginCommands } from './login.js';
+import { registerMcpCommands } from './mcp-connect.js';
 import { type Output, processOutput } from './output.js';
+import { registerPlayCommand } from './play.js';
 import { registerSshCommands } from './ssh.js';
 import { registerViewCommands } from './views.js';
 
@@ -97,8 +104,15 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
   }
   registerLoginCommands(program, run);
   registerSshCommands(program, run);
+  registerDbCommands(program, run);
+  registerKubeCommands(program, run);
+  registerAppCommands(program, run);
+  registerMcpCommands(program, run);
   registerViewCommands(program, run);
+  registerPlayCommand(program, run);
+  registerApplyCommands(program, run);
   registerClusterCommands(program, run);
+  registerCompletionCommand(program, run);
   // Every subcommand answers errors and help the way the program does.
   const inherit = (cmd: Command) => {
     for (const sub of cmd.commands) {

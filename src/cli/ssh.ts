@@ -3,12 +3,12 @@
 // refused by the SSH proxy once the login ends); `gatehouse ssh` renews it when it is about to expire
 // and runs the system's OpenSSH with it; `gatehouse config ssh` prints the ssh_config block that lets
 // ssh, scp, rsync and git use it as they are.
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { generateEd25519 } from '../lib/ssh-keygen.js';
+import { runForeground } from './child.js';
 import { type CliContext, CliError, type Runner } from './context.js';
 import { writeProfile } from './profile.js';
 
@@ -92,11 +92,7 @@ export function registerSshCommands(program: Command, run: Runner): void {
         const { login, server } = parseTarget(target);
         const proxy = await freshCertificate(ctx);
         const args = [...sshOptions(ctx), '-p', String(proxy.port), '-l', `${login}@${server}`, proxy.host, ...command];
-        ctx.exitCode = await new Promise<number>((resolve, reject) => {
-          const child = spawn(ctx.env.GATEHOUSE_SSH ?? 'ssh', args, { stdio: 'inherit', env: ctx.env });
-          child.once('error', (e) => reject(new CliError(`cannot run ssh: ${e.message}`)));
-          child.once('exit', (code, signal) => resolve(code ?? (signal ? 128 + 1 : 1)));
-        });
+        ctx.exitCode = await runForeground(ctx.env.GATEHOUSE_SSH ?? 'ssh', args, ctx.env);
       }),
     );
 

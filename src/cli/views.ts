@@ -3,11 +3,11 @@
 // own objects with --format json|yaml.
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { ItemOf } from '../sdk/index.js';
+import { registerAgentCredentialCommands } from './agent-credentials.js';
 import { type CliContext, CliError, type Runner } from './context.js';
-import type { Column } from './format.js';
+import { type Column, when } from './format.js';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
-const when = (iso?: string | null) => (iso ? iso.replace(/\.\d+Z$/, 'Z') : '');
 const who = (p?: { kind?: string; name?: string; id?: string }) => (p ? `${p.kind ?? ''}:${p.name ?? p.id ?? ''}` : '');
 
 async function all<T>(iterator: AsyncIterable<T>, limit = Number.POSITIVE_INFINITY): Promise<T[]> {
@@ -205,6 +205,7 @@ export function registerViewCommands(program: Command, run: Runner): void {
         });
       }),
     );
+  registerAgentCredentialCommands(agents, run);
 }
 
 function printEvent(ctx: CliContext, e: AuditEvent): void {

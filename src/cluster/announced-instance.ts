@@ -12,21 +12,31 @@ export const INSTANCE_ID = /^[A-Za-z0-9_-]{1,64}$/;
 export type AnnouncingPool = AuthPool & {
   /** From now on every call names this instance (set once the session bus has its id). */
   announce(instance: string): void;
+  /** Told of every call auth refused (401): the credential may be expired, or the identity removed. */
+  onRefused(listener: () => void): void;
 };
 
 /** The pool, with every call naming this instance once announce() was called. */
 export function announcingInstance(pool: AuthPool): AnnouncingPool {
   let instance: string | undefined;
+  let refused: (() => void) | undefined;
+  const told = (res: Response) => {
+    if (res.status === 401) refused?.();
+    return res;
+  };
   return {
     ...pool,
     announce(id) {
       instance = id;
     },
+    onRefused(listener) {
+      refused = listener;
+    },
     fetch(path, init = {}) {
-      if (instance === undefined) return pool.fetch(path, init);
+      if (instance === undefined) return pool.fetch(path, init).then(told);
       const headers = new Headers(init.headers);
       headers.set(INSTANCE_HEADER, instance);
-      return pool.fetch(path, { ...init, headers });
+      return pool.fetch(path, { ...init, headers }).then(told);
     },
   };
 }

@@ -20,6 +20,15 @@ type Headers = Record<string, string | string[] | undefined>;
 /** The peer a request comes from, or the 401 to answer; undefined when it presents nothing of ours. */
 export type PeerCheck = (headers: Headers) => Promise<Peer | GatehouseError | undefined>;
 
+/** The peer a request comes from; a 401 for a request that presents nothing of ours, or a refused credential. */
+export async function requirePeer(peers: PeerCheck, headers: Headers): Promise<Peer> {
+  const peer = await peers(headers);
+  if (peer instanceof Error) throw peer;
+  if (peer === undefined)
+    throw new GatehouseError('unauthenticated', 'this endpoint is for the cluster’s proxies: present your credential');
+  return peer;
+}
+
 /** Constant-time comparison of the token a peer presented with ours (lengths leak, values do not). */
 export function clusterTokenMatches(presented: string | undefined, expected: string): boolean {
   if (presented === undefined) return false;

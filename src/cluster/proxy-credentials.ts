@@ -5,7 +5,7 @@
 // short proof with its own key, whose public half auth registered when it joined.
 import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { decodeJwt, importJWK, type JWK, jwtVerify, SignJWT } from 'jose';
-import { awaitCached, type StateStore } from '../backend/state.js';
+import { insertOrTheirs, type StateStore } from '../backend/state.js';
 import { type Clock, isoTime } from '../lib/clock.js';
 import type { SecretBox } from '../lib/secret-box.js';
 
@@ -39,11 +39,7 @@ export async function ensureSigningKey(deps: { state: StateStore; box: SecretBox
     const { privateKey } = generateKeyPairSync('ed25519');
     const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
     const fresh: SigningKeyRecord = { private_sealed: deps.box.seal(pem, CONTEXT), created_at: isoTime(deps.clock()) };
-    const won = await deps.state.insert(KEY, fresh).then(
-      () => true,
-      () => false,
-    );
-    record = won ? fresh : (await awaitCached<SigningKeyRecord>(deps.state, KEY))?.value;
+    record = await insertOrTheirs(deps.state, KEY, fresh);
     if (!record) throw new Error('the cluster signing key exists in the backend but did not reach the cache');
   }
   return createPrivateKey(deps.box.open(record.private_sealed, CONTEXT));

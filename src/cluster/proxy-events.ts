@@ -25,6 +25,8 @@ export const PROXY_EVENTS: Partial<Record<EventType, { actors: ActorKind[]; sess
   'session.end': { actors: PEOPLE, session: true },
   'db.session.start': { actors: PEOPLE, session: true },
   'db.session.end': { actors: PEOPLE, session: true },
+  'app.session.start': { actors: PEOPLE, session: true },
+  'app.session.end': { actors: PEOPLE, session: true },
   'session.terminated': { actors: ['system'], session: true }, // and sessions/session-guard.ts
   // proxy/ssh/session-channel.ts, proxy/db/db-session.ts
   'session.command': { actors: PEOPLE, session: true },
@@ -35,6 +37,18 @@ export const PROXY_EVENTS: Partial<Record<EventType, { actors: ActorKind[]; sess
   'session.upstream_failed': { actors: PEOPLE, session: false },
   'session.port_forward': { actors: PEOPLE, session: false },
   'kube.request': { actors: [...PEOPLE, 'anonymous'], session: false },
+  'app.request': { actors: [...PEOPLE, 'anonymous'], session: false }, // proxy/app/app-door.ts
+  // proxy/mcp/mcp-door.ts (approvals are decided and recorded by the auth tier: mcp/mcp-approvals-proxy.ts)
+  ...Object.fromEntries(
+    [
+      'mcp.tool.call',
+      'mcp.tools.listed',
+      'mcp.resource.read',
+      'mcp.prompt.get',
+      'mcp.resources.listed',
+      'mcp.prompts.listed',
+    ].map((t) => [t, { actors: PEOPLE, session: false }]),
+  ),
   // the SSH and PostgreSQL doors count failed logins (tokens, tickets) through auth/token-service.ts
   'auth.login.failed': { actors: ['anonymous'], session: false },
   'auth.login.throttled': { actors: ['anonymous'], session: false },

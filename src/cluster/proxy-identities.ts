@@ -162,6 +162,14 @@ export function createProxyIdentities(deps: {
     /** Whether this identity is registered (a removed one is not). */
     exists,
 
+    /** Told of each identity removed, as this instance's cache sees it (from any auth instance). */
+    onRemoved(listener: (id: string) => void): () => void {
+      return state.cache.onChange((key, item) => {
+        if (item === undefined && key.startsWith(clusterKeys.instances))
+          listener(key.slice(clusterKeys.instances.length));
+      });
+    },
+
     /** The identity a credential proves, while it exists; undefined otherwise. */
     async identityOf(credential: string): Promise<string | undefined> {
       const id = await credentials.verify(credential);

@@ -27,6 +27,15 @@ export interface ProxyIdentity {
   readonly instance: string;
   /** The headers of every internal call: the current credential. */
   headers(): Record<string, string>;
+  /**
+   * Auth refused a call: renew now. A renewal refused too (401: no such identity, or not its key)
+   * means the identity was removed; that is final for this process (`removed()`).
+   */
+  refused(): void;
+  /** Whether auth removed this identity (gatehouse instances rm): /webapi/ping then answers 503. */
+  removed(): boolean;
+  /** Called once when the identity is found removed. */
+  onRemoved(listener: () => void): void;
   stop(): void;
 }
 
@@ -109,24 +118,49 @@ export async function establishIdentity(
   let current = issued;
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
+  let removed = false;
+  let renewing: Promise<void> | undefined;
+  const removedListeners: Array<() => void> = [];
   const schedule = (ms: number) => {
     if (stopped) return;
-    timer = setTimeout(renew, Math.max(0, ms));
+    clearTimeout(timer);
+    timer = setTimeout(() => void renew(), Math.max(0, ms));
     timer.unref();
   };
-  async function renew() {
-    try {
-      current = await post(pool, 'credential', { proof: await proof(key, current.instance) });
-      schedule((Date.parse(current.expires_at) - Date.now()) / 2);
-    } catch (error) {
-      opts.onError(error);
-      schedule(RETRY_MS);
-    }
+  function renew(): Promise<void> {
+    renewing ??= (async () => {
+      try {
+        current = await post(pool, 'credential', { proof: await proof(key, current.instance) });
+        schedule((Date.parse(current.expires_at) - Date.now()) / 2);
+      } catch (error) {
+        if ((error as { status?: number }).status === 401) {
+          // Removed (or its key no longer the registered one): nothing to renew, ever.
+          removed = true;
+          stopped = true;
+          clearTimeout(timer);
+          for (const l of removedListeners.splice(0)) l();
+          return;
+        }
+        opts.onError(error);
+        schedule(RETRY_MS);
+      } finally {
+        renewing = undefined;
+      }
+    })();
+    return renewing;
   }
   schedule((Date.parse(current.expires_at) - Date.now()) / 2);
   return {
     instance: current.instance,
     headers: () => ({ [PROXY_CREDENTIAL_HEADER]: current.credential }),
+    refused() {
+      if (!stopped) void renew();
+    },
+    removed: () => removed,
+    onRemoved(listener) {
+      if (removed) listener();
+      else removedListeners.push(listener);
+    },
     stop() {
       stopped = true;
       clearTimeout(timer);

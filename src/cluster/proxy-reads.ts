@@ -1,5 +1,9 @@
 // What a proxy may read of the cluster state through auth's internal API (get, getRange, watch). Join
-// tokens and proxy identities (cluster/) are the auth tier's alone, whoever asks.
+// tokens and proxy identities (cluster/) are the auth tier's alone, whoever asks; so is everything
+// sealed under secrets/ (upstream passwords, keys and tokens, the CAs' private keys, the cluster's
+// signing key): a door asks for one session's credential instead (sessions/upstream-credentials.ts).
+// The CAs' records reach proxies as their public halves only, which is all that verifying a
+// certificate or pinning the Kubernetes CA needs. This holds for the deprecated shared token too.
 import type { Item, WatchEvent } from '../backend/types.js';
 
 interface Reader {
@@ -9,16 +13,54 @@ interface Reader {
 
 const HIDDEN: Array<{ prefix: string; from: (r: Reader) => boolean; why: string }> = [
   { prefix: 'cluster/', from: () => true, why: 'join tokens and proxy identities are the auth tier’s' },
+  {
+    prefix: 'secrets/',
+    from: () => true,
+    why: 'sealed secrets are the auth tier’s: a proxy asks for one session’s credential (POST /internal/v1/credentials)',
+  },
 ];
+
+/** Records under secrets/ a proxy reads without their sealed fields: the CAs' public halves. */
+const PUBLIC_HALVES: Record<string, string[]> = {
+  'secrets/ssh-user-ca': ['private_sealed'],
+  'secrets/ssh-client-ca': ['private_sealed'],
+  'secrets/kube-ca': ['key_sealed'],
+};
+/**
+ * Records elsewhere that carry a sealed field a proxy has no use for: it holds no seal key, and the
+ * blob is not sent either (agent JWT keys: their public halves serve /.well-known/jwks.json).
+ */
+const SEALED_FIELDS: Array<{ prefix: string; fields: string[] }> = [
+  { prefix: 'jwks/', fields: ['private_sealed'] },
+  { prefix: 'webhooks/', fields: ['secret'] },
+  { prefix: 'sso/connectors/', fields: ['client_secret'] },
+];
+const sealedFieldsOf = (key: string): string[] | undefined =>
+  Object.hasOwn(PUBLIC_HALVES, key) ? PUBLIC_HALVES[key] : SEALED_FIELDS.find((s) => key.startsWith(s.prefix))?.fields;
 
 /** Why this key (or every key under this prefix) is hidden from the reader; undefined if it is not. */
 export function hiddenFromProxy(key: string, reader: Reader): string | undefined {
+  if (Object.hasOwn(PUBLIC_HALVES, key)) return undefined;
   return HIDDEN.find((h) => key.startsWith(h.prefix) && h.from(reader))?.why;
 }
 
+/** The item as a proxy sees it: a public-half record without its sealed fields, anything else as is. */
+export function asProxySees(item: Item): Item {
+  const sealed = sealedFieldsOf(item.key);
+  if (!sealed) return item;
+  const value = JSON.parse(item.value) as Record<string, unknown>;
+  for (const field of sealed) delete value[field];
+  return { ...item, value: JSON.stringify(value) };
+}
+
 const keyOf = (x: Item | WatchEvent): string => ('item' in x ? x.item.key : x.key);
+const shown = <T extends Item | WatchEvent>(x: T): T =>
+  ('item' in x ? { ...x, item: asProxySees(x.item) } : 'value' in x ? asProxySees(x) : x) as T;
 
 /** Items or watch events without those the reader may not see (a range read or watch over a parent). */
 export function withoutHidden<T extends Item | WatchEvent>(xs: T[], reader: Reader): T[] {
-  return xs.some((x) => hiddenFromProxy(keyOf(x), reader)) ? xs.filter((x) => !hiddenFromProxy(keyOf(x), reader)) : xs;
+  const visible = xs.some((x) => hiddenFromProxy(keyOf(x), reader))
+    ? xs.filter((x) => !hiddenFromProxy(keyOf(x), reader))
+    : xs;
+  return visible.some((x) => sealedFieldsOf(keyOf(x))) ? visible.map(shown) : visible;
 }

@@ -12,7 +12,7 @@ type Session = Record<string, unknown>;
 const END_FIELDS = new Set(['status', 'ended_at', 'bytes_in', 'bytes_out', 'exit_code', 'end_reason']);
 /** What a session marked terminated (by the API, the kill switch) still gets from its holder as it closes. */
 const CLOSING_FIELDS = new Set(['bytes_in', 'bytes_out', 'exit_code']);
-const RESOURCE_KIND = { ssh: 'server', kube: 'kube_cluster', db: 'database' } as const;
+const RESOURCE_KIND = { ssh: 'server', kube: 'kube_cluster', db: 'database', app: 'app' } as const;
 const ID = /^[A-Za-z0-9_-]{1,64}$/;
 /** sessions/<id>: an id as the registry makes them (lib/ids.ts), the only ones the API can address. */
 const SESSION_ID = /^sess_[0-9a-z]{26}$/;
@@ -48,7 +48,9 @@ async function startProblem(write: CheckedWrite, id: string, next: Session): Pro
   const kind = RESOURCE_KIND[next.kind as keyof typeof RESOURCE_KIND];
   const resource = (next.resource ?? {}) as { kind?: unknown; id?: unknown; name?: unknown };
   if (!kind || resource.kind !== kind) return 'the session’s kind and its resource’s do not match';
-  if (typeof next.login !== 'string' || next.login === '') return 'a session names its login';
+  // An app session acts as no login (the app learns who from the identity JWT): its login is ''.
+  if (typeof next.login !== 'string' || (next.login === '') !== (kind === 'app'))
+    return kind === 'app' ? 'an app session names no login' : 'a session names its login';
   const problem =
     (await principalProblem(write, next.principal, 'principal')) ??
     (next.on_behalf_of === undefined ? undefined : await principalProblem(write, next.on_behalf_of, 'on_behalf_of'));

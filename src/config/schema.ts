@@ -300,6 +300,14 @@ export const ConfigSchema = Type.Object(
             'SSH banner and authentication, PostgreSQL startup and authentication, or the TLS handshake and first ' +
             'request on the Kubernetes listener must be done within this (at least 1s), else the connection is closed.',
         }),
+        session_idle_timeout: Type.Optional(
+          Type.String({
+            ...Duration,
+            description:
+              'A proxied session (SSH shell, exec or forward; PostgreSQL connection; Kubernetes exec or port-forward) ' +
+              'with no bytes either way this long is ended, and the user told why (at least 1s). Absent: no idle limit.',
+          }),
+        ),
         max_connections: Type.Integer({
           minimum: 1,
           default: 10_000,

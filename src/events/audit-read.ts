@@ -81,21 +81,31 @@ export function createAuditReadService(deps: { audit: AuditLog }) {
       f: EventFilters,
       onFirstPage?: (replicaLagSeconds: number | undefined) => void,
     ): AsyncGenerator<string> {
+      // A cursor given resumes an export after that event; paging (page, per_page) is ignored.
       const base = { ...toStoreQuery({ ...f, page: 1 }), limit: EXPORT_BATCH };
       delete base.offset;
+      // The first batch is read before the export is recorded, so a cursor no store issued is a
+      // 400 naming the field (it was a 500), and a refused request records no export.
+      let page: Awaited<ReturnType<AuditLog['query']>>;
+      try {
+        page = await deps.audit.query(base);
+      } catch (error) {
+        if (error instanceof InvalidCursorError)
+          throw invalidField('/query/cursor', 'is not a cursor this server issued');
+        throw error;
+      }
+      onFirstPage?.(page.replicaLagSeconds);
       await deps.audit.record({
         type: 'audit.exported',
         actor: actorOf(ctx),
         ...eventContext(ctx),
         data: { filters: { ...f, page: undefined, per_page: undefined } },
       });
-      let cursor: string | undefined;
-      do {
-        const page = await deps.audit.query(cursor === undefined ? base : { ...base, cursor });
-        if (cursor === undefined) onFirstPage?.(page.replicaLagSeconds);
+      for (;;) {
         if (page.events.length > 0) yield `${page.events.map((e) => JSON.stringify(e)).join('\n')}\n`;
-        cursor = page.nextCursor;
-      } while (cursor !== undefined);
+        if (page.nextCursor === undefined) return;
+        page = await deps.audit.query({ ...base, cursor: page.nextCursor });
+      }
     },
 
     async listAccess(f: EventFilters & { allowed?: boolean }) {

@@ -4,7 +4,7 @@
 // before it was shared) brings that one, so the kubeconfigs it issued stay valid.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { awaitCached, type StateStore } from '../backend/state.js';
+import { awaitCached, insertOrTheirs, type StateStore } from '../backend/state.js';
 import { type Clock, isoTime } from '../lib/clock.js';
 import type { SecretBox } from '../lib/secret-box.js';
 import { createKubeCa, type KubeCa } from './kube-ca.js';
@@ -31,13 +31,14 @@ function fromDataDir(dataDir: string): KubeCa | undefined {
  */
 export async function ensureKubeCa(deps: {
   state: StateStore;
-  box: SecretBox;
+  /** Absent on a proxy without the seal key: the certificate only (the auth tier signs with the key). */
+  box?: SecretBox;
   clock: Clock;
   dataDir: string;
   mayCreate: boolean;
-}): Promise<KubeCa> {
+}): Promise<KubeCa | Pick<KubeCa, 'certPem'>> {
   let record = deps.state.get<KubeCaRecord>(KEY)?.value;
-  if (!record && deps.mayCreate) {
+  if (!record && deps.mayCreate && deps.box) {
     const ca = fromDataDir(deps.dataDir) ?? createKubeCa(deps.clock());
     const fresh: KubeCaRecord = {
       cert_pem: ca.certPem,
@@ -45,16 +46,13 @@ export async function ensureKubeCa(deps: {
       created_at: isoTime(deps.clock()),
     };
     // Another instance may have stored one first: then theirs is the CA.
-    const won = await deps.state.insert(KEY, fresh).then(
-      () => true,
-      () => false,
-    );
-    record = won ? fresh : (await awaitCached<KubeCaRecord>(deps.state, KEY))?.value;
+    record = await insertOrTheirs(deps.state, KEY, fresh);
   } else if (!record) {
     record = (await awaitCached<KubeCaRecord>(deps.state, KEY, 30_000))?.value;
   }
   if (!record) {
     throw new Error('the cluster has no Kubernetes proxy CA yet: start an auth instance first (it creates it)');
   }
+  if (!deps.box) return { certPem: record.cert_pem };
   return { certPem: record.cert_pem, keyPem: deps.box.open(record.key_sealed, CONTEXT) };
 }

@@ -19,6 +19,9 @@ export const ERROR_CATALOGUE = {
   recording_not_ready: { status: 409, title: 'The recording is not available yet' },
   // The stored recording is not the one verified at upload (changed or replaced in the object store).
   recording_tampered: { status: 409, title: 'The recording does not match what was uploaded' },
+  // If-Match named a version of the object that is no longer the current one: someone changed it since
+  // the caller read it, and nothing was written (src/auth/preconditions.ts).
+  precondition_failed: { status: 412, title: 'The object changed since it was read' },
   payload_too_large: { status: 413, title: 'The request body is too large' },
   unsupported_media_type: { status: 415, title: 'The request body must be application/json' },
   rate_limited: { status: 429, title: 'Too many requests' },

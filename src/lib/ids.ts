@@ -22,6 +22,7 @@ export const ID_PREFIXES = {
   mfaDevice: 'mfa_',
   request: 'req_',
   connector: 'conn_',
+  approval: 'apr_',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

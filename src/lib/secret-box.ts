@@ -71,3 +71,21 @@ export function createSecretBox(keyPath: string): SecretBox {
     },
   };
 }
+
+/** What a proxy without the seal key answers when something would open or seal a secret there. */
+export class NoSealKey extends Error {
+  constructor(what: string) {
+    super(`this proxy holds no seal key (${what} is the auth tier's)`);
+    this.name = 'NoSealKey';
+  }
+}
+
+/** The box of a proxy of a cluster (issue 29): it holds no key; secrets stay on the auth tier. */
+export const NO_SEAL_KEY: SecretBox = {
+  seal: () => {
+    throw new NoSealKey('sealing');
+  },
+  open: () => {
+    throw new NoSealKey('opening a secret');
+  },
+};

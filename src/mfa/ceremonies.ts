@@ -51,16 +51,17 @@ export function registrationOptions(
   });
 }
 
+/** What both ceremonies hold the browser's answer to: this challenge, from this origin, for this RP id. */
+const expected = (rp: RelyingParty, challenge: string) => ({
+  expectedChallenge: challenge,
+  expectedOrigin: rp.origin,
+  expectedRPID: rp.id,
+});
+
 export async function verifyRegistration(rp: RelyingParty, response: RegistrationResponseJSON, challenge: string) {
   let result: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
   try {
-    result = await verifyRegistrationResponse({
-      response,
-      expectedChallenge: challenge,
-      expectedOrigin: rp.origin,
-      expectedRPID: rp.id,
-      requireUserVerification: false,
-    });
+    result = await verifyRegistrationResponse({ response, ...expected(rp, challenge), requireUserVerification: false });
   } catch (error) {
     throw new CeremonyFailed(`the registration did not verify: ${(error as Error).message}`);
   }
@@ -100,9 +101,7 @@ export async function verifyAssertion(
   try {
     result = await verifyAuthenticationResponse({
       response,
-      expectedChallenge: challenge,
-      expectedOrigin: rp.origin,
-      expectedRPID: rp.id,
+      ...expected(rp, challenge),
       credential: {
         id: device.credential_id,
         publicKey: Buffer.from(device.public_key, 'base64url'),

@@ -3,7 +3,10 @@
 // answers a challenge bound to that login with a registered key — or, holding none, registers one
 // (they cannot skip it). A passkey alone signs in only where the person's roles allow it
 // (mfa_passwordless) and the authenticator verified the user.
+import { createHash } from 'node:crypto';
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
+import { throttledError } from '../auth/login-failure.js';
+import { type LoginThrottle, throttleKeys } from '../auth/login-throttle.js';
 import { eventContext, type RequestContext } from '../auth/principal.js';
 import { keys, type UserRecord } from '../auth/records.js';
 import { BackendError } from '../backend/types.js';
@@ -32,9 +35,32 @@ export function createMfaSignIn(
     devices: Pick<MfaService, 'registrationOptions' | 'register'>;
     /** Whether the person's roles let a passkey alone sign in (rbac combineSignInOptions). */
     passwordlessAllowed: (userId: string) => boolean;
+    /** The login throttle every secret shares: failed assertions count against the source and the key. */
+    throttle?: LoginThrottle;
   },
 ) {
   const { state, audit, clock, challenges } = deps;
+
+  /**
+   * A failed assertion, counted like a failed API key: against the caller's address and what it
+   * answered for (the pending login's person, or the passkey's credential id). Past the limit it is
+   * answered 429 instead of 401; a right assertion never meets the counters.
+   */
+  async function refused(
+    ctx: RequestContext,
+    user: UserRecord | undefined,
+    ceremony: 'sign-in' | 'passkey',
+    reason: string,
+    counted: string,
+  ): Promise<never> {
+    if (deps.throttle) {
+      const counters = throttleKeys(ctx.remoteAddr, createHash('sha256').update(counted).digest('base64url'));
+      const throttled = await throttledError({ audit, throttle: deps.throttle }, ctx, counters, { ceremony });
+      if (throttled) throw throttled;
+      await deps.throttle.recordFailure(counters);
+    }
+    return mfaFailed(audit, ctx, user, ceremony, reason);
+  }
 
   const person = (userId: string): UserRecord => {
     const user = state.get<UserRecord>(keys.user(userId))?.value;
@@ -47,13 +73,14 @@ export function createMfaSignIn(
     ctx: RequestContext,
     user: UserRecord | undefined,
     ceremony: 'sign-in' | 'passkey',
+    counted: string,
     step: () => Promise<T>,
   ) {
     try {
       return await step();
     } catch (error) {
       if (error instanceof ChallengeRefused || error instanceof CeremonyFailed)
-        return mfaFailed(audit, ctx, user, ceremony, error.message);
+        return refused(ctx, user, ceremony, error.message, counted);
       throw error;
     }
   }
@@ -102,7 +129,7 @@ export function createMfaSignIn(
       if ('attestationObject' in input.response.response) {
         // Only a person without keys registers here: one with keys proves they hold one.
         if (devicesOf(state, user.id).length > 0)
-          return mfaFailed(audit, ctx, user, 'sign-in', 'you have a security key: sign in with it');
+          return refused(ctx, user, 'sign-in', 'you have a security key: sign in with it', `mfa-user:${user.id}`);
         const name = input.name ?? 'Security key';
         const device = await deps.devices.register(
           ctx,
@@ -114,7 +141,7 @@ export function createMfaSignIn(
         return;
       }
       const response = input.response as AuthenticationResponseJSON;
-      await guarded(ctx, user, 'sign-in', async () => {
+      await guarded(ctx, user, 'sign-in', `mfa-user:${user.id}`, async () => {
         const challenge = challengeOf(response);
         await challenges.take(challenge, 'sign-in', { user_id: user.id, token_id: pending.tokenId });
         const item = devicesOf(state, user.id).find((d) => d.credential_id === response.id);
@@ -137,18 +164,19 @@ export function createMfaSignIn(
 
     /** A passkey alone: answers whose it is, once its signature, user verification and roles allow. */
     async passkey(ctx: RequestContext, response: AuthenticationResponseJSON): Promise<{ userId: string }> {
-      const challenge = await guarded(ctx, undefined, 'passkey', async () => {
+      const counted = `passkey:${String(response.id).slice(0, 1024)}`;
+      const challenge = await guarded(ctx, undefined, 'passkey', counted, async () => {
         const c = challengeOf(response);
         await challenges.take(c, 'passkey', {});
         return c;
       });
       const ref = state.get<{ ref: string }>(mfaKeys.credential(response.id))?.value.ref;
       const stored = ref ? state.get<MfaDeviceRecord>(ref) : undefined;
-      if (!stored) return mfaFailed(audit, ctx, undefined, 'passkey', 'no registered passkey has this credential id');
+      if (!stored) return refused(ctx, undefined, 'passkey', 'no registered passkey has this credential id', counted);
       const user = state.get<UserRecord>(keys.user(stored.value.user_id))?.value;
       if (user?.status !== 'active')
-        return mfaFailed(audit, ctx, undefined, 'passkey', 'the passkey’s owner is not active');
-      await guarded(ctx, user, 'passkey', async () => {
+        return refused(ctx, undefined, 'passkey', 'the passkey’s owner is not active', counted);
+      await guarded(ctx, user, 'passkey', counted, async () => {
         // A discoverable credential names its owner (the user handle): it must be this key's owner.
         const handle = response.response.userHandle;
         if (!handle || Buffer.from(handle, 'base64url').toString('utf8') !== user.id)

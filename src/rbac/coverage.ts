@@ -4,25 +4,28 @@
 // no looser than the caller's. Pure and conservative: where containment cannot be proven (two globs),
 // the answer is "not covered", never a guess in the caller's favour.
 
-import { globMatch } from './glob.js';
-import { describeKubeRule, effectiveKubeAllow } from './kube-resources.js';
-import { combineOptions, compilePolicy, type PrincipalField, type Traits } from './policy.js';
+import { appRuleAtoms } from './app-rules.js';
 import {
-  API_RESOURCES,
-  type KubeResourceRule,
-  type ResourceSelector,
-  type RoleConditions,
-  type RoleSpec,
-  type Rule,
-  VERBS,
-  type Verb,
-} from './types.js';
+  appRuleContains,
+  describeSelector,
+  globContains,
+  globsMayMeet,
+  kubeRuleContains,
+  selectorContains,
+  selectorsMayMeet,
+  UNDENIED,
+} from './containment.js';
+import { combineOptions, compilePolicy, type Traits } from './policy.js';
+import { APP_RULES, KUBE_RULES, scopedGaps } from './scoped-coverage.js';
+import { API_RESOURCES, type RoleConditions, type RoleSpec, type Rule, VERBS, type Verb } from './types.js';
 
 /**
  * A set of rights: roles, and the traits their templates expand with. Without traits (a role on its
  * own, not yet anyone's), a template such as `{{traits.logins}}` stays as written: it can expand to
  * anything, so only a caller who holds `*` (or is admin) covers it.
  */
+export { appRuleContains, describeSelector, globContains, kubeRuleContains, selectorContains };
+
 export interface Grant {
   roles: readonly RoleSpec[];
   traits?: Traits;
@@ -31,89 +34,38 @@ export interface Grant {
 /** The built-in superuser role: whoever holds it covers everything, by definition. */
 export const SUPERUSER_ROLE = 'admin';
 
-const PRINCIPAL_FIELDS = ['logins', 'db_users', 'db_names', 'kube_groups', 'kube_users'] as const;
-const FIELD_LABEL: Record<(typeof PRINCIPAL_FIELDS)[number], string> = {
+// MCP tool, resource and prompt globs are covered as "as whom" values are: role by role, on the
+// servers that role selects.
+const PRINCIPAL_FIELDS = [
+  'logins',
+  'db_users',
+  'db_names',
+  'kube_groups',
+  'kube_users',
+  'mcp_tools',
+  'mcp_resources',
+  'mcp_prompts',
+] as const;
+type CoveredField = (typeof PRINCIPAL_FIELDS)[number];
+const FIELD_LABEL: Record<CoveredField, string> = {
   logins: 'login',
   db_users: 'db_user',
   db_names: 'db_name',
   kube_groups: 'kube_group',
   kube_users: 'kube_user',
+  mcp_tools: 'mcp_tool',
+  mcp_resources: 'mcp_resource',
+  mcp_prompts: 'mcp_prompt',
 };
-
-/** Every string `inner` matches, `outer` matches too (proven, or false). */
-export function globContains(outer: string, inner: string): boolean {
-  if (outer === inner || outer === '*') return true;
-  if (!inner.includes('*')) return globMatch(outer, inner);
-  // Both are globs: prove it only for one-star outers (prefix*suffix), which is what roles use.
-  const star = outer.indexOf('*');
-  if (star < 0 || outer.indexOf('*', star + 1) >= 0) return false;
-  const [prefix, suffix] = [outer.slice(0, star), outer.slice(star + 1)];
-  const innerHead = inner.slice(0, inner.indexOf('*'));
-  const innerTail = inner.slice(inner.lastIndexOf('*') + 1);
-  return innerHead.startsWith(prefix) && innerTail.endsWith(suffix);
-}
 
 /** Containment for an "as whom" field: a login is a literal name, never a glob (policy.ts). */
-const valueContains = (field: PrincipalField, outer: string, inner: string): boolean =>
+const valueContains = (field: CoveredField, outer: string, inner: string): boolean =>
   field === 'logins' ? outer === inner : globContains(outer, inner);
-
-/** Whether some string may match both (false only when provably disjoint). */
-function globsMayMeet(a: string, b: string): boolean {
-  if (!a.includes('*')) return globMatch(b, a);
-  if (!b.includes('*')) return globMatch(a, b);
-  return true;
-}
-
-/** Every object, namespace and verb `inner` reaches, `outer` reaches too. */
-export function kubeRuleContains(outer: KubeResourceRule, inner: KubeResourceRule): boolean {
-  const verbs =
-    outer.verbs.includes('*') || (!inner.verbs.includes('*') && inner.verbs.every((v) => outer.verbs.includes(v)));
-  return (
-    verbs &&
-    globContains(outer.kind, inner.kind) &&
-    globContains(outer.namespace ?? '*', inner.namespace ?? '*') &&
-    globContains(outer.name ?? '*', inner.name ?? '*')
-  );
-}
-
-const kubeRulesMayMeet = (a: KubeResourceRule, b: KubeResourceRule): boolean =>
-  (a.verbs.includes('*') || b.verbs.includes('*') || a.verbs.some((v) => b.verbs.includes(v))) &&
-  globsMayMeet(a.kind, b.kind) &&
-  globsMayMeet(a.namespace ?? '*', b.namespace ?? '*') &&
-  globsMayMeet(a.name ?? '*', b.name ?? '*');
-
-const labelsOf = (s: ResourceSelector) =>
-  Object.entries(s.labels ?? {}).filter(([key, pattern]) => !(key === '*' && pattern === '*'));
-
-/** Every resource `inner` selects, `outer` selects too. */
-export function selectorContains(outer: ResourceSelector, inner: ResourceSelector): boolean {
-  const kinds =
-    outer.kinds.includes('*') || (!inner.kinds.includes('*') && inner.kinds.every((k) => outer.kinds.includes(k)));
-  if (!kinds) return false;
-  return labelsOf(outer).every(([key, pattern]) => {
-    const required = inner.labels?.[key];
-    return required !== undefined && globContains(pattern, required);
-  });
-}
-
-function selectorsMayMeet(a: ResourceSelector, b: ResourceSelector): boolean {
-  const anyKind = a.kinds.includes('*') || b.kinds.includes('*') || a.kinds.some((k) => b.kinds.includes(k));
-  if (!anyKind) return false;
-  return labelsOf(a).every(([key, pattern]) => {
-    const other = b.labels?.[key];
-    return other === undefined || globsMayMeet(pattern, other);
-  });
-}
-
-export const describeSelector = (s: ResourceSelector): string => {
-  const labels = labelsOf(s).map(([k, v]) => `${k}=${v}`);
-  return `${s.kinds.join('|')}${labels.length ? ` ${labels.join(',')}` : ''}`;
-};
 
 const TEMPLATE = /^\{\{\s*(?:traits|internal)\.([a-z_]+)\s*\}\}$/;
 
 /** One role's values of a field, templates expanded with the grant's traits (kept as written without). */
-function roleValues(r: RoleSpec, traits: Traits | undefined, side: 'allow' | 'deny', field: PrincipalField): string[] {
+function roleValues(r: RoleSpec, traits: Traits | undefined, side: 'allow' | 'deny', field: CoveredField): string[] {
   const raw = (side === 'allow' ? r.allow : r.deny)?.[field] ?? [];
   if (!traits) return raw;
   return raw.flatMap((v) => {
@@ -122,14 +74,11 @@ function roleValues(r: RoleSpec, traits: Traits | undefined, side: 'allow' | 'de
   });
 }
 
-const valuesOf = (g: Grant, side: 'allow' | 'deny', field: PrincipalField): string[] =>
+const valuesOf = (g: Grant, side: 'allow' | 'deny', field: CoveredField): string[] =>
   g.roles.flatMap((r) => roleValues(r, g.traits, side, field));
 
 const selectorsOf = (g: Grant, side: 'allow' | 'deny') =>
   g.roles.flatMap((r) => (side === 'allow' ? r.allow : r.deny)?.resources ?? []);
-
-/** The stand-in role of wideningOf(): what removed denies stop denying. */
-const UNDENIED = '(removed denies)';
 
 /**
  * Whether a grant's own roles let anyone connect anywhere: only then do its session options matter.
@@ -155,7 +104,8 @@ function identityGaps(caller: Grant, target: Grant): string[] {
   const targetDenies = selectorsOf(target, 'deny');
   for (const field of PRINCIPAL_FIELDS) {
     const tDeny = valuesOf(target, 'deny', field);
-    const cDeny = valuesOf(caller, 'deny', field);
+    // A deny the target carries too takes from the grant what it takes from the caller: no gap.
+    const cDeny = valuesOf(caller, 'deny', field).filter((d) => !tDeny.some((td) => valueContains(field, td, d)));
     const holds = (r: RoleSpec, v: string) =>
       roleValues(r, caller.traits, 'allow', field).some((p) => valueContains(field, p, v)) &&
       !cDeny.some((d) => (field === 'logins' ? d === v : globsMayMeet(d, v)));
@@ -180,33 +130,25 @@ function identityGaps(caller: Grant, target: Grant): string[] {
   return gaps;
 }
 
-/** kube_resources, role by role: a target rule reaches only the clusters its own role selects. */
-function kubeGaps(caller: Grant, target: Grant): string[] {
+/**
+ * MCP restrictions the caller works under must bind the grant too: each of the caller's argument
+ * schemas appears in the target as written (a schema cannot be proven narrower), and each tool the
+ * caller may call only with an approval needs one under the target as well.
+ */
+function mcpGaps(caller: Grant, target: Grant): string[] {
+  const targetTools = target.roles.some((r) => (r.allow.mcp_tools ?? []).length > 0);
+  if (!targetTools) return [];
   const gaps: string[] = [];
-  // What a removed deny reopens counts as written, never as the every-object default.
-  const allowOf = (r: RoleSpec) => (r.name === UNDENIED ? (r.allow.kube_resources ?? []) : effectiveKubeAllow(r));
-  const kubeDeny = (g: Grant) => g.roles.flatMap((r) => r.deny?.kube_resources ?? []);
-  const [tKubeDeny, cKubeDeny] = [kubeDeny(target), kubeDeny(caller)];
-  const targetDenies = selectorsOf(target, 'deny');
-  for (const t of target.roles) {
-    for (const r of allowOf(t)) {
-      if (tKubeDeny.some((d) => kubeRuleContains(d, r))) continue;
-      const denied = cKubeDeny.some((d) => kubeRulesMayMeet(d, r) && !tKubeDeny.some((td) => kubeRuleContains(td, d)));
-      const holds = (c: RoleSpec) => allowOf(c).some((a) => kubeRuleContains(a, r));
-      if (denied || !caller.roles.some(holds)) {
-        gaps.push(`kube_resource ${describeKubeRule(r)}`);
-        continue;
-      }
-      if (t.name === UNDENIED) continue;
-      for (const s of t.allow.resources ?? []) {
-        if (targetDenies.some((d) => selectorContains(d, s))) continue;
-        const onIt = caller.roles.some(
-          (c) => holds(c) && (c.allow.resources ?? []).some((cs) => selectorContains(cs, s)),
-        );
-        if (!onIt) gaps.push(`kube_resource ${describeKubeRule(r)} on ${describeSelector(s)}`);
-      }
-    }
+  const tArgs = target.roles.flatMap((r) => r.allow.mcp_tool_arguments ?? []).map((a) => JSON.stringify(a));
+  for (const a of caller.roles.flatMap((r) => r.allow.mcp_tool_arguments ?? [])) {
+    if (!tArgs.includes(JSON.stringify(a))) gaps.push(`mcp_tool_arguments for ${a.tool} as yours`);
   }
+  const tApproval = target.roles.flatMap((r) => r.options?.mcp_require_approval ?? []);
+  for (const p of caller.roles.flatMap((r) => r.options?.mcp_require_approval ?? [])) {
+    if (!tApproval.some((t) => globContains(t, p))) gaps.push(`option mcp_require_approval ${p}`);
+  }
+  const recorded = (g: Grant) => g.roles.some((r) => r.options?.mcp_record_arguments === true);
+  if (recorded(caller) && !recorded(target)) gaps.push('option mcp_record_arguments: true');
   return gaps;
 }
 
@@ -238,7 +180,9 @@ function gapsAgainst(caller: Grant, target: Grant): string[] {
   }
 
   gaps.push(...identityGaps(caller, target));
-  gaps.push(...kubeGaps(caller, target));
+  gaps.push(...scopedGaps(caller, target, KUBE_RULES));
+  gaps.push(...scopedGaps(caller, target, APP_RULES));
+  gaps.push(...mcpGaps(caller, target));
 
   if (connects(target)) {
     const co = combineOptions(caller.roles.map((r) => r.options));
@@ -312,6 +256,11 @@ export function wideningOf(before: readonly RoleSpec[], after: readonly RoleSpec
     .flatMap((r) => r.deny?.kube_resources ?? [])
     .filter((d) => !afterKube.some((a) => kubeRuleContains(a, d)));
   if (kube.length) undenied.kube_resources = kube;
+  const afterApp = appRuleAtoms(after.flatMap((r) => r.deny?.app_rules ?? []));
+  const app = appRuleAtoms(before.flatMap((r) => r.deny?.app_rules ?? [])).filter(
+    (d) => !afterApp.some((a) => appRuleContains(a, d)),
+  );
+  if (app.length) undenied.app_rules = app;
   const removedDenies = Object.keys(undenied).length > 0;
   return removedDenies ? [...added, { name: UNDENIED, allow: undenied }] : added;
 }

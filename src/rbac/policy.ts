@@ -4,8 +4,10 @@
 // so a login of one role never reaches what only another role selects. Denies apply across all
 // roles. Compiled once per role set and reused until a role changes.
 import { parseDuration } from '../lib/duration.js';
+import { type AppRuleSet, appRuleSet } from './app-rules.js';
 import { globMatch } from './glob.js';
 import { type KubeRuleSet, kubeRuleSet } from './kube-resources.js';
+import { type McpRuleSet, mcpRuleSet } from './mcp-tools.js';
 import type { Decision, LabeledResource, ResourceSelector, RoleOptions, RoleSpec, Rule, Verb } from './types.js';
 
 /** Session options after combining every role: the most restrictive wins. */
@@ -56,6 +58,10 @@ export interface Policy {
   signIn(): SignInOptions;
   /** kube_resources rules on one cluster, one set per part of the rights (an agent's: its roles', its owner's…). */
   kubeRules(cluster: LabeledResource): KubeRuleSet[];
+  /** app_rules inside one app, one set per part of the rights, as kubeRules. */
+  appRules(app: LabeledResource): AppRuleSet[];
+  /** MCP tool rules on one MCP server, one set per part of the rights (as kubeRules). */
+  mcpRules(server: LabeledResource): McpRuleSet[];
 }
 
 export interface Traits {
@@ -156,6 +162,10 @@ export function compilePolicy(roles: readonly RoleSpec[], traits: Traits = {}): 
   /** Indexes of the roles that select the resource; none when a deny selector matches it. */
   const selecting = (resource: LabeledResource): number[] =>
     resourceDenied(resource) ? [] : roles.flatMap((r, i) => (selects(r, resource) ? [i] : []));
+  const rolesSelecting = (resource: LabeledResource): RoleSpec[] => {
+    const chosen = new Set(selecting(resource));
+    return roles.filter((_, i) => chosen.has(i));
+  };
 
   return {
     can(resource, verb) {
@@ -199,15 +209,11 @@ export function compilePolicy(roles: readonly RoleSpec[], traits: Traits = {}): 
       signIn ??= combineSignInOptions(roles.map((r) => r.options));
       return signIn;
     },
-    kubeRules(cluster) {
-      // Rules of the roles that select this cluster; denies from every role.
-      const chosen = new Set(selecting(cluster));
-      return [
-        kubeRuleSet(
-          roles.filter((_, i) => chosen.has(i)),
-          roles,
-        ),
-      ];
+    // Rules of the roles that select the resource; denies from every role.
+    kubeRules: (cluster) => [kubeRuleSet(rolesSelecting(cluster), roles)],
+    appRules: (app) => [appRuleSet(rolesSelecting(app), roles)],
+    mcpRules(server) {
+      return [mcpRuleSet(rolesSelecting(server), roles, (values) => expandTraits(values, traits))];
     },
   };
 }
@@ -250,5 +256,7 @@ export function intersectPolicies(a: Policy, b: Policy): Policy {
       return { requireMfa: x.requireMfa || y.requireMfa, mfaPasswordless: x.mfaPasswordless && y.mfaPasswordless };
     },
     kubeRules: (cluster) => [...a.kubeRules(cluster), ...b.kubeRules(cluster)],
+    appRules: (app) => [...a.appRules(app), ...b.appRules(app)],
+    mcpRules: (server) => [...a.mcpRules(server), ...b.mcpRules(server)],
   };
 }

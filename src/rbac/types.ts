@@ -59,6 +59,22 @@ export interface KubeResourceRule {
   verbs: Array<KubeVerb | '*'>;
 }
 
+/**
+ * What a role allows (or denies) inside the apps it selects: request methods (`GET`, `*`) and paths
+ * (`/api/*`; `*` matches any run of characters, `/` included). See rbac/app-rules.ts.
+ */
+export interface AppRule {
+  methods: string[];
+  paths: string[];
+}
+
+/** An argument rule for MCP tools: every entry whose glob matches the tool must accept its arguments. */
+export interface McpToolArguments {
+  tool: string;
+  /** A JSON Schema 2020-12 for the tool's `arguments` object. */
+  schema: Record<string, unknown>;
+}
+
 export interface RoleConditions {
   rules?: Rule[];
   resources?: ResourceSelector[];
@@ -68,6 +84,14 @@ export interface RoleConditions {
   kube_groups?: string[];
   kube_users?: string[];
   kube_resources?: KubeResourceRule[];
+  app_rules?: AppRule[];
+  /** MCP tools (globs) on the MCP servers the role selects; deny wins; none: no tools (src/rbac/mcp-tools.ts). */
+  mcp_tools?: string[];
+  mcp_tool_arguments?: McpToolArguments[];
+  /** MCP resources (URI globs) the role may list, read and subscribe to; deny wins; none: no resources. */
+  mcp_resources?: string[];
+  /** MCP prompts (name globs) the role may list and get; deny wins; none: no prompts. */
+  mcp_prompts?: string[];
 }
 
 export interface RoleOptions {
@@ -83,6 +107,10 @@ export interface RoleOptions {
   require_mfa?: boolean;
   /** A registered discoverable passkey alone signs in to the console (some role allows, none forbids). */
   mfa_passwordless?: boolean;
+  /** MCP tools (globs) whose calls wait for an approval bound to their exact arguments. */
+  mcp_require_approval?: string[];
+  /** mcp.tool.call events carry the arguments (they carry data: hash and names only unless a role asks). */
+  mcp_record_arguments?: boolean;
 }
 
 export interface RoleSpec {

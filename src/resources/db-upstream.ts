@@ -102,7 +102,8 @@ export interface DbUpstream {
 
 const sealContext = (dbId: string, what: string) => `db-upstream-${what}:${dbId}`;
 
-function certificate(pem: string, path: string): X509Certificate {
+/** A PEM certificate field of a registration, parsed; invalid_request naming the field otherwise. */
+export function pemCertificate(pem: string, path: string): X509Certificate {
   try {
     return new X509Certificate(pem);
   } catch {
@@ -115,12 +116,12 @@ export function sealDbUpstream(
   dbId: string,
   input: Static<typeof DbInput>,
 ): { secret: DbSecret; summary: Static<typeof DbSummary> } {
-  const ca = input.ca_pem === undefined ? undefined : certificate(input.ca_pem, '/body/db/ca_pem');
+  const ca = input.ca_pem === undefined ? undefined : pemCertificate(input.ca_pem, '/body/db/ca_pem');
   if ((input.client_cert_pem === undefined) !== (input.client_key_pem === undefined))
     throw invalidField('/body/db', 'client_cert_pem and client_key_pem go together');
   if (input.client_cert_pem !== undefined) {
     if (!ca) throw invalidField('/body/db/ca_pem', 'is required with a client certificate (it is sent over TLS)');
-    certificate(input.client_cert_pem, '/body/db/client_cert_pem');
+    pemCertificate(input.client_cert_pem, '/body/db/client_cert_pem');
   }
   const secret: DbSecret = {};
   const names = new Set<string>();

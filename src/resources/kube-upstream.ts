@@ -1,10 +1,7 @@
-// A Kubernetes cluster's upstream credential: the API server's CA and the identity Gatehouse uses
-// there (a bearer token, or a client certificate and key). Sealed with the data dir's key, bound to
-// the cluster id, kept apart from the resource record; the API answers only which kind is set.
-import { X509Certificate } from 'node:crypto';
 import type { Static } from '@sinclair/typebox';
 import { invalidField } from '../lib/errors.js';
 import type { SecretBox } from '../lib/secret-box.js';
+import { pemCertificate } from './db-upstream.js';
 import type { KubeInput, KubeSummary } from './resource-shapes.js';
 
 export interface KubeSecret {
@@ -35,20 +32,12 @@ export function checkAddress(kind: string, address: string): void {
   if (kind !== 'kube_cluster' && https) throw invalidField('/body/address', 'must be host or host:port');
 }
 
-function certificate(pem: string, path: string): X509Certificate {
-  try {
-    return new X509Certificate(pem);
-  } catch {
-    throw invalidField(path, 'is not a PEM certificate');
-  }
-}
-
 export function sealKubeUpstream(
   box: Pick<SecretBox, 'seal'>,
   clusterId: string,
   input: Static<typeof KubeInput>,
 ): { secret: KubeSecret; summary: Static<typeof KubeSummary> } {
-  const ca = certificate(input.ca_pem, '/body/kube/ca_pem');
+  const ca = pemCertificate(input.ca_pem, '/body/kube/ca_pem');
   const withCert = input.client_cert_pem !== undefined || input.client_key_pem !== undefined;
   if (input.token !== undefined && withCert)
     throw invalidField('/body/kube', 'give either token or client_cert_pem with client_key_pem, not both');
@@ -63,7 +52,7 @@ export function sealKubeUpstream(
   }
   if (input.client_cert_pem === undefined) throw invalidField('/body/kube/client_cert_pem', 'is required');
   if (input.client_key_pem === undefined) throw invalidField('/body/kube/client_key_pem', 'is required');
-  certificate(input.client_cert_pem, '/body/kube/client_cert_pem');
+  pemCertificate(input.client_cert_pem, '/body/kube/client_cert_pem');
   return {
     secret: {
       ca_pem: input.ca_pem,

@@ -5,20 +5,22 @@
 
 import { X509Certificate } from 'node:crypto';
 import type { Static } from '@sinclair/typebox';
-import type { AuditLog } from '../audit/audit-log.js';
+import { checkRewrite } from '../apps/app-rewrite.js';
+import type { ServiceDeps } from '../audit/service-deps.js';
 import type { Covering } from '../auth/covering.js';
+import { unlessChanged } from '../auth/preconditions.js';
 import { actorOf, eventContext, type Principal, type RequestContext } from '../auth/principal.js';
 import { keys, prefixes } from '../auth/records.js';
 import { heldFoldedKey, nameConflicts } from '../auth/unique-names.js';
 import { translateConflicts } from '../backend/conflicts.js';
-import type { StateStore } from '../backend/state.js';
 import { BackendError, type Condition, type Operation } from '../backend/types.js';
-import { type Clock, isoTime } from '../lib/clock.js';
+import { isoTime } from '../lib/clock.js';
 import { invalidField, notFound } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { page, parseLabelFilter } from '../lib/paging.js';
 import type { SecretBox } from '../lib/secret-box.js';
 import { generateEd25519 } from '../lib/ssh-keygen.js';
+import { type McpSecret, openMcpUpstream, sealMcpUpstream } from '../mcp/mcp-upstream.js';
 import { globMatch } from '../rbac/glob.js';
 import { parsePublicKeyBlob, parsePublicKeyLine } from '../ssh-keys/ssh-public-key.js';
 import { type DbSecret, type DbUpstream, openDbReadOnly, openDbUpstream, sealDbUpstream } from './db-upstream.js';
@@ -68,6 +70,8 @@ export interface ResourceRecord {
   db?: ResourceResponse['db'];
   /** app: its public host, upstream CA and Host header (src/apps/). */
   app?: ResourceResponse['app'];
+  /** protocol mcp: which upstream credential is sealed (src/mcp/mcp-upstream.ts), never its value. */
+  mcp?: ResourceResponse['mcp'];
   created_at: string;
   updated_at: string;
 }
@@ -103,6 +107,8 @@ export function toResourceResponse(
     ...(r.db !== undefined ? { db: r.db } : {}),
     ...(r.app !== undefined ? { app: r.app } : {}),
     ...(publicUrl !== undefined ? { public_url: publicUrl } : {}),
+    ...(r.mcp !== undefined ? { mcp: r.mcp } : {}),
+    ...(publicUrl !== undefined && r.protocol === 'mcp' ? { mcp_url: mcpUrlOf(publicUrl, r) } : {}),
     created_at: r.created_at,
     updated_at: r.updated_at,
   };
@@ -115,13 +121,25 @@ export function toResourceResponse(
   };
 }
 
+/** An MCP server's endpoint on its app host: the public URL with the path of its uri (docs/mcp.md). */
+export const mcpUrlOf = (publicUrl: string, r: Pick<ResourceRecord, 'uri'>): string =>
+  new URL(new URL(r.uri ?? '/', 'http://x').pathname, publicUrl).href;
+
 /** Which fields each kind takes; anything else is refused with its path. */
 const FIELDS: Record<ProtectedKind, { required: Array<keyof ResourceInput>; forbidden: Array<keyof ResourceInput> }> = {
-  database: { required: ['address', 'protocol'], forbidden: ['uri', 'ssh_host_key', 'kube', 'app'] },
-  server: { required: ['address'], forbidden: ['protocol', 'uri', 'kube', 'db', 'app'] },
-  app: { required: ['uri'], forbidden: ['address', 'protocol', 'ssh_host_key', 'kube', 'db'] },
-  kube_cluster: { required: ['address', 'kube'], forbidden: ['protocol', 'uri', 'ssh_host_key', 'db', 'app'] },
+  database: { required: ['address', 'protocol'], forbidden: ['uri', 'ssh_host_key', 'kube', 'app', 'mcp'] },
+  server: { required: ['address'], forbidden: ['protocol', 'uri', 'kube', 'db', 'app', 'mcp'] },
+  app: { required: ['uri'], forbidden: ['address', 'ssh_host_key', 'kube', 'db'] },
+  kube_cluster: { required: ['address', 'kube'], forbidden: ['protocol', 'uri', 'ssh_host_key', 'db', 'app', 'mcp'] },
 };
+
+/** An app's protocol is mcp or none; a database's is never mcp; the mcp credential needs protocol mcp. */
+function checkProtocol(kind: ProtectedKind, protocol: ResourceInput['protocol'], mcp: unknown): void {
+  if (kind === 'app' && protocol !== undefined && protocol !== 'mcp')
+    throw invalidField('/body/protocol', 'an app takes protocol mcp (an MCP server) or none');
+  if (kind === 'database' && protocol === 'mcp') throw invalidField('/body/protocol', 'mcp is an app protocol');
+  if (mcp !== undefined && protocol !== 'mcp') throw invalidField('/body/mcp', 'applies to an app with protocol mcp');
+}
 
 /** An app's upstream CA must be a certificate Node can use, said at registration rather than on first use. */
 function checkCertificate(pem: string, path: string): void {
@@ -136,14 +154,13 @@ export type ResourceService = ReturnType<typeof createResourceService>;
 
 const PROXY: RequestContext = { system: 'ssh-proxy', remoteAddr: '', requestId: '' };
 
-export function createResourceService(deps: {
-  state: StateStore;
-  audit: AuditLog;
-  clock: Clock;
-  /** Seals servers' upstream private keys (the data dir's key, as for webhook secrets). */
-  box: Pick<SecretBox, 'seal' | 'open'>;
-  covering: Pick<Covering, 'requireSees'>;
-}) {
+export function createResourceService(
+  deps: ServiceDeps & {
+    /** Seals servers' upstream private keys (the data dir's key, as for webhook secrets). */
+    box: Pick<SecretBox, 'seal' | 'open'>;
+    covering: Pick<Covering, 'requireSees'>;
+  },
+) {
   const { state, audit, clock, box } = deps;
   const visible = (p: Principal | undefined, r: ResourceRecord) => p?.policy.canSee(r);
 
@@ -180,6 +197,8 @@ export function createResourceService(deps: {
     },
 
     get: (ctx: RequestContext, id: string) => findVisible(ctx, id).value,
+    /** The stored resource with its revision (its ETag), if the caller may see it. */
+    getItem: (ctx: RequestContext, id: string) => findVisible(ctx, id),
 
     async create(ctx: RequestContext, input: ResourceInput): Promise<ResourceRecord> {
       const rules = FIELDS[input.kind];
@@ -191,6 +210,8 @@ export function createResourceService(deps: {
       }
       if (input.address !== undefined) checkAddress(input.kind, input.address);
       if (input.app?.ca_pem !== undefined) checkCertificate(input.app.ca_pem, '/body/app/ca_pem');
+      if (input.app?.rewrite) checkRewrite(input.app.rewrite.headers, '/body/app/rewrite/headers');
+      checkProtocol(input.kind, input.protocol, input.mcp);
       await deps.covering.requireSees(
         ctx,
         { kind: input.kind, labels: input.labels ?? {} },
@@ -200,7 +221,7 @@ export function createResourceService(deps: {
       const hostKey =
         input.ssh_host_key !== undefined ? parsePublicKeyLine(input.ssh_host_key, '/body/ssh_host_key') : undefined;
       const now = clock();
-      const { ssh_host_key: _given, kube: kubeInput, db: dbInput, ...fields } = input;
+      const { ssh_host_key: _given, kube: kubeInput, db: dbInput, mcp: mcpInput, ...fields } = input;
       const record: ResourceRecord = {
         ...fields,
         id: newId(ID_KIND[input.kind], now),
@@ -254,6 +275,12 @@ export function createResourceService(deps: {
         conditions.push({ key: keys.dbSecret(record.id), is: 'absent' });
         operations.push({ type: 'put', key: keys.dbSecret(record.id), value: JSON.stringify(sealed.secret) });
       }
+      if (record.protocol === 'mcp') {
+        const sealed = sealMcpUpstream(box, record.id, mcpInput ?? {});
+        record.mcp = sealed.summary;
+        conditions.push({ key: keys.mcpSecret(record.id), is: 'absent' });
+        operations.push({ type: 'put', key: keys.mcpSecret(record.id), value: JSON.stringify(sealed.secret) });
+      }
       operations.unshift({ type: 'put', key: resourceKey, value: JSON.stringify(record) });
       await translateConflicts(
         () => state.write(conditions, operations),
@@ -279,12 +306,15 @@ export function createResourceService(deps: {
      */
     async update(ctx: RequestContext, id: string, patch: ResourcePatch): Promise<ResourceRecord> {
       const item = findVisible(ctx, id);
+      unlessChanged(ctx, item, `${item.value.kind} ${item.value.name}`);
       const r = item.value;
       for (const field of FIELDS[r.kind].forbidden) {
         if (field in patch) throw invalidField(`/body/${field}`, `does not apply to a ${r.kind}`);
       }
       if (patch.address !== undefined) checkAddress(r.kind, patch.address);
       if (patch.app?.ca_pem !== undefined) checkCertificate(patch.app.ca_pem, '/body/app/ca_pem');
+      if (patch.app?.rewrite) checkRewrite(patch.app.rewrite.headers, '/body/app/rewrite/headers');
+      if ('protocol' in patch || 'mcp' in patch) checkProtocol(r.kind, patch.protocol ?? r.protocol, patch.mcp);
       requireCredentialsWithMove(state, r, patch);
       const changed = (Object.keys(patch) as Array<keyof ResourcePatch>).filter(
         (f) => JSON.stringify(patch[f]) !== JSON.stringify(r[f]),
@@ -292,14 +322,18 @@ export function createResourceService(deps: {
       if (changed.length === 0) return r;
       // New upstream credentials (a database's, a cluster's) replace the old ones whole; the record
       // keeps only their summary.
-      const { db: dbInput, kube: kubeInput, ...fields } = patch;
+      const { db: dbInput, kube: kubeInput, mcp: mcpInput, ...fields } = patch;
       const next: ResourceRecord = { ...r, ...fields, updated_at: isoTime(clock()) };
       const sealedDb = dbInput ? sealDbUpstream(box, r.id, dbInput) : undefined;
       const sealedKube = kubeInput ? sealKubeUpstream(box, r.id, kubeInput) : undefined;
+      // An app becoming an MCP server gets an (empty) credential record, as one registered so.
+      const sealedMcp =
+        mcpInput || (next.protocol === 'mcp' && !r.mcp) ? sealMcpUpstream(box, r.id, mcpInput ?? {}) : undefined;
       if (sealedDb) next.db = sealedDb.summary;
       if (sealedKube) next.kube = sealedKube.summary;
-      const secretKey = sealedDb ? keys.dbSecret(r.id) : keys.kubeSecret(r.id);
-      const sealed = sealedDb ?? sealedKube;
+      if (sealedMcp) next.mcp = sealedMcp.summary;
+      const secretKey = sealedDb ? keys.dbSecret(r.id) : sealedMcp ? keys.mcpSecret(r.id) : keys.kubeSecret(r.id);
+      const sealed = sealedDb ?? sealedMcp ?? sealedKube;
       await deps.covering.requireSees(
         ctx,
         { kind: r.kind, labels: next.labels },
@@ -329,6 +363,7 @@ export function createResourceService(deps: {
 
     async remove(ctx: RequestContext, id: string): Promise<void> {
       const item = findVisible(ctx, id);
+      unlessChanged(ctx, item, `${item.value.kind} ${item.value.name}`);
       const r = item.value;
       // The upstream key goes in the same write: no private key outlives its server.
       await translateConflicts(() =>
@@ -340,6 +375,7 @@ export function createResourceService(deps: {
             ...(r.kind === 'server' ? [keys.serverSecret(r.id)] : []),
             ...(r.kind === 'kube_cluster' ? [keys.kubeSecret(r.id)] : []),
             ...(r.kind === 'database' && r.db ? [keys.dbSecret(r.id)] : []),
+            ...(r.mcp ? [keys.mcpSecret(r.id)] : []),
           ],
         }),
       );
@@ -349,6 +385,12 @@ export function createResourceService(deps: {
         target: { kind: r.kind, id: r.id, name: r.name },
         ...eventContext(ctx),
       });
+    },
+
+    /** The headers the MCP gateway sends this MCP server (opened here only); none when it has no credential. */
+    mcpUpstream(appId: string): Record<string, string> {
+      const secret = state.get<McpSecret>(keys.mcpSecret(appId))?.value;
+      return secret ? openMcpUpstream(box, appId, secret) : {};
     },
 
     /** The OpenSSH private key the proxy logs in to this server with; undefined if it has none. */

@@ -2,6 +2,7 @@
 // the API answers. Defined once here; the routes use them for validation and OpenAPI.
 import { Type } from '@sinclair/typebox';
 import { ADDRESS_PATTERN, Description, Labels, Name, publicKeyLine, Timestamp } from '../lib/shapes.js';
+import { McpInput, McpSummary } from '../mcp/mcp-upstream.js';
 import { DbInput, DbSummary } from './db-upstream.js';
 
 export const ResourceKindSchema = Type.Union([
@@ -44,8 +45,8 @@ export const KubeSummary = Type.Object(
   { additionalProperties: false },
 );
 const Protocol = Type.Union(
-  DATABASE_PROTOCOLS.map((p) => Type.Literal(p)),
-  { description: 'Wire protocol (database only)' },
+  [...DATABASE_PROTOCOLS, 'mcp' as const].map((p) => Type.Literal(p)),
+  { description: "Wire protocol: a database's; mcp for an app that is an MCP server (docs/mcp.md)" },
 );
 const Uri = Type.String({
   maxLength: 2048,
@@ -67,6 +68,34 @@ export const AppSettings = Type.Object(
       }),
     ),
     ca_pem: Type.Optional(Pem("The CA (PEM) the app's https uri is verified against; verification is always on")),
+    rewrite: Type.Optional(
+      Type.Object(
+        {
+          headers: Type.Array(
+            Type.Object(
+              {
+                name: Type.String({
+                  minLength: 1,
+                  maxLength: 64,
+                  description: 'A header name (not Host, hop-by-hop, Cookie, X-Forwarded-*)',
+                }),
+                value: Type.String({
+                  maxLength: 1024,
+                  description:
+                    'Literal text with templates: {{internal.name}}, {{internal.roles}}, {{traits.x}}, {{internal.x}}, {{external.x}}',
+                }),
+              },
+              { additionalProperties: false },
+            ),
+            { maxItems: 32 },
+          ),
+        },
+        {
+          additionalProperties: false,
+          description: 'Headers the app receives, set per request (replacing the client’s)',
+        },
+      ),
+    ),
     host_header: Type.Optional(
       Type.Union([Type.Literal('upstream'), Type.Literal('public')], {
         description: "The Host the app receives: its uri's host (upstream, the default) or its public host",
@@ -91,6 +120,7 @@ export const ResourceInput = Type.Object(
     kube: Type.Optional(KubeInput),
     db: Type.Optional(DbInput),
     app: Type.Optional(AppSettings),
+    mcp: Type.Optional(McpInput),
   },
   { additionalProperties: false },
 );
@@ -106,6 +136,7 @@ export const ResourcePatch = Type.Object(
     db: Type.Optional(DbInput),
     kube: Type.Optional(KubeInput),
     app: Type.Optional(AppSettings),
+    mcp: Type.Optional(McpInput),
   },
   { additionalProperties: false, minProperties: 1 },
 );
@@ -140,6 +171,12 @@ export const Resource = Type.Object(
     app: Type.Optional(AppSettings),
     public_url: Type.Optional(
       Type.String({ description: 'App only: where people and programs reach it through Gatehouse (docs/apps.md)' }),
+    ),
+    mcp: Type.Optional(McpSummary),
+    mcp_url: Type.Optional(
+      Type.String({
+        description: 'MCP servers only: the URL an MCP client connects to through Gatehouse (docs/mcp.md)',
+      }),
     ),
     created_at: Timestamp,
     updated_at: Timestamp,

@@ -1,20 +1,22 @@
 // Roles: built-in ones are always present and immutable; a role in use cannot be deleted.
 
-import type { AuditLog } from '../audit/audit-log.js';
+import type { ServiceDeps } from '../audit/service-deps.js';
 import type { Covering } from '../auth/covering.js';
+import { unlessChanged } from '../auth/preconditions.js';
 import { actorOf, eventContext, type RequestContext } from '../auth/principal.js';
 import { type AgentRecord, keys, prefixes, type RoleRecord, type UserRecord } from '../auth/records.js';
-import { heldFoldedKey, nameConflicts, renameIndexKeys } from '../auth/unique-names.js';
+import { heldFoldedKey, insertNamed, nameConflicts, renameIndexKeys } from '../auth/unique-names.js';
 import { translateConflicts } from '../backend/conflicts.js';
-import { awaitCached, type StateStore } from '../backend/state.js';
+import { awaitCached } from '../backend/state.js';
 import { BackendError } from '../backend/types.js';
-import { type Clock, isoTime } from '../lib/clock.js';
+import { isoTime } from '../lib/clock.js';
 import { conflict, found, invalidField } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { page } from '../lib/paging.js';
 import { BUILTIN_ROLE_NAMES, BUILTIN_ROLES } from '../rbac/builtin-roles.js';
 import { wideningOf } from '../rbac/coverage.js';
 import { BUILTIN_KUBE_KINDS, kubeKindCorrection } from '../rbac/kube-kinds.js';
+import { compileToolSchema } from '../rbac/mcp-tools.js';
 import type { RoleSpec } from '../rbac/types.js';
 
 export const toRoleResponse = (r: RoleRecord) => ({
@@ -48,12 +50,20 @@ function checkKubeKinds(spec: RoleSpec): void {
   }
 }
 
-export function createRoleService(deps: {
-  state: StateStore;
-  audit: AuditLog;
-  clock: Clock;
-  covering: Pick<Covering, 'require'>;
-}) {
+/** An argument schema that does not compile would refuse every call to its tools: say so now. */
+function checkMcpSchemas(spec: RoleSpec): void {
+  (spec.allow.mcp_tool_arguments ?? []).forEach((entry, i) => {
+    const compiled = compileToolSchema(entry.schema);
+    if (compiled instanceof Error)
+      throw invalidField(`/allow/mcp_tool_arguments/${i}/schema`, `is not a JSON Schema 2020-12: ${compiled.message}`);
+  });
+}
+
+export function createRoleService(
+  deps: ServiceDeps & {
+    covering: Pick<Covering, 'require'>;
+  },
+) {
   const { state, audit, clock } = deps;
 
   function findItem(idOrName: string) {
@@ -120,9 +130,12 @@ export function createRoleService(deps: {
     },
 
     get: (idOrName: string) => findItem(idOrName).value,
+    /** The stored role with its revision (its ETag). */
+    getItem: (idOrName: string) => findItem(idOrName),
 
     async create(ctx: RequestContext, spec: RoleSpec): Promise<RoleRecord> {
       checkKubeKinds(spec);
+      checkMcpSchemas(spec);
       // Judged as written, not for any holder: a trait template can expand to anything.
       await deps.covering.require(
         ctx,
@@ -139,18 +152,16 @@ export function createRoleService(deps: {
         updated_at: now,
       };
       const index = { exact: keys.roleName(spec.name), folded: keys.roleFoldedName(spec.name) };
-      await translateConflicts(
-        () => state.insert(keys.role(record.id), record, { indexKeys: [index.exact, index.folded] }),
-        nameConflicts(state, 'a role', spec.name, index),
-      );
+      await insertNamed(state, 'a role', keys.role(record.id), record, index);
       await event(ctx, 'role.created', record);
       return record;
     },
 
     async replace(ctx: RequestContext, idOrName: string, spec: RoleSpec): Promise<RoleRecord> {
       checkKubeKinds(spec);
+      checkMcpSchemas(spec);
       const item = findItem(idOrName);
-      const old = item.value;
+      const old = unlessChanged(ctx, item, `role ${item.value.name}`).value;
       if (old.builtin)
         throw conflict(`${old.name} is a built-in role and cannot be changed; create a new role instead`);
       if (spec.name !== old.name && holders(old.name).length > 0) {
@@ -187,6 +198,7 @@ export function createRoleService(deps: {
 
     async remove(ctx: RequestContext, idOrName: string): Promise<void> {
       const item = findItem(idOrName);
+      unlessChanged(ctx, item, `role ${item.value.name}`);
       const role = item.value;
       if (BUILTIN_ROLE_NAMES.has(role.name) && role.builtin)
         throw conflict(`${role.name} is a built-in role and cannot be deleted`);

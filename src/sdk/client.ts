@@ -74,6 +74,10 @@ export function createGatehouse(options: GatehouseOptions) {
     return tokenCall('/v1/auth/token', { api_key: apiKey });
   };
 
+  /** A native client's single sign-on (RFC 8252): its one-time code and PKCE verifier → a login. */
+  const signInWithSsoCode = (code: string, codeVerifier: string): Promise<Tokens> =>
+    tokenCall('/webapi/sso/exchange', { code, code_verifier: codeVerifier });
+
   /** A new access token: by the refresh token, else by the API key; one at a time (the refresh token rotates). */
   function renew(): Promise<Tokens> {
     renewing ??= (async () => {
@@ -159,6 +163,7 @@ export function createGatehouse(options: GatehouseOptions) {
     ok,
     list,
     signIn,
+    signInWithSsoCode,
     /** Renews the access token now (refresh token, else API key). */
     refresh: renew,
     /** The login held now, if any. */

@@ -1,4 +1,4 @@
-// Generated from docs/openapi.json by scripts/sdk-types.ts (npm run docs). Do not edit by hand.
+// Generated from docs/openapi.json (sha256 a4f6becd31d4c565) by scripts/api-types.mjs. Do not edit.
 
 export interface paths {
     "/v1/auth/token": {
@@ -669,6 +669,7 @@ export interface paths {
                 200: {
                     headers: {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
+                        ETag: components["headers"]["ETag"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -752,7 +753,10 @@ export interface paths {
         delete: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Change the item only if it is still at this version: the ETag its GET answered. Another version (someone changed it since) is a 412 and nothing is written; absent, the change applies to whatever is current */
+                    "if-match"?: string;
+                };
                 path: {
                     /** @description The user id (user_…) or its name */
                     id: string;
@@ -783,6 +787,16 @@ export interface paths {
                     headers: {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description If-Match does not name the item’s current ETag: someone changed it since it was read, and nothing was written (problem+json) */
+                412: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -832,7 +846,10 @@ export interface paths {
         patch: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Change the item only if it is still at this version: the ETag its GET answered. Another version (someone changed it since) is a 412 and nothing is written; absent, the change applies to whatever is current */
+                    "if-match"?: string;
+                };
                 path: {
                     /** @description The user id (user_…) or its name */
                     id: string;
@@ -889,6 +906,16 @@ export interface paths {
                     headers: {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description If-Match does not name the item’s current ETag: someone changed it since it was read, and nothing was written (problem+json) */
+                412: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -1802,6 +1829,272 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/users/me/logins": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your live logins: how each began (API key, single sign-on, passkey), from where, and when */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            logins: {
+                                /** @description A login (token family) id */
+                                id: string;
+                                /** @description The first factor: an API key, a single sign-on, a passkey (unknown: a login from before this was kept) */
+                                via: "api_key" | "sso" | "passkey" | "unknown";
+                                /** @description The address the login came from */
+                                address?: string;
+                                /** @description The single sign-on connector */
+                                connector?: string;
+                                /** @description The API key it was made with */
+                                api_key_id?: string;
+                                /** @description A console sign-in (else the API or the command line) */
+                                console: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601, UTC
+                                 */
+                                started_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601, UTC
+                                 */
+                                last_refreshed_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601, UTC
+                                 */
+                                expires_at: string;
+                                /** @description Waiting for its second factor: it opens nothing yet */
+                                pending: boolean;
+                                /** @description The login this request came with */
+                                current: boolean;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Not authenticated: no token, or one that is invalid, expired or revoked (problem+json) */
+                401: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limited (an agent over its limit, or too many failed logins): wait Retry-After seconds */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /** Sign out everywhere: every login of yours ends, this one included */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                204: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Not authenticated: no token, or one that is invalid, expired or revoked (problem+json) */
+                401: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limited (an agent over its limit, or too many failed logins): wait Retry-After seconds */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/me/logins/{login_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** End one login of yours: its access and refresh tokens are revoked at once */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description A login (token family) id */
+                    login_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                204: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Not authenticated: no token, or one that is invalid, expired or revoked (problem+json) */
+                401: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limited (an agent over its limit, or too many failed logins): wait Retry-After seconds */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/users/me/access": {
         parameters: {
             query?: never;
@@ -1848,6 +2141,10 @@ export interface paths {
                                 address?: string;
                                 protocol?: string;
                                 uri?: string;
+                                /** @description Apps: where the web listener serves the app (what a browser opens) */
+                                public_url?: string;
+                                /** @description MCP apps (protocol mcp): the URL an MCP client uses, on the app host */
+                                mcp_url?: string;
                                 /** @description Servers: the logins (literal POSIX names) */
                                 logins: string[];
                                 /** @description Databases: the database users (values or * globs) */
@@ -1995,6 +2292,10 @@ export interface paths {
                                 address?: string;
                                 protocol?: string;
                                 uri?: string;
+                                /** @description Apps: where the web listener serves the app (what a browser opens) */
+                                public_url?: string;
+                                /** @description MCP apps (protocol mcp): the URL an MCP client uses, on the app host */
+                                mcp_url?: string;
                                 /** @description Servers: the logins (literal POSIX names) */
                                 logins: string[];
                                 /** @description Databases: the database users (values or * globs) */
@@ -2142,6 +2443,10 @@ export interface paths {
                                 address?: string;
                                 protocol?: string;
                                 uri?: string;
+                                /** @description Apps: where the web listener serves the app (what a browser opens) */
+                                public_url?: string;
+                                /** @description MCP apps (protocol mcp): the URL an MCP client uses, on the app host */
+                                mcp_url?: string;
                                 /** @description Servers: the logins (literal POSIX names) */
                                 logins: string[];
                                 /** @description Databases: the database users (values or * globs) */
@@ -2301,6 +2606,24 @@ export interface paths {
                                         name?: string;
                                         verbs: ("get" | "list" | "watch" | "create" | "update" | "patch" | "delete" | "deletecollection" | "exec" | "portforward" | "*")[];
                                     }[];
+                                    /** @description Inside the apps this role selects: the requests allowed (or denied); unset: every request */
+                                    app_rules?: {
+                                        methods: string[];
+                                        paths: string[];
+                                    }[];
+                                    mcp_tools?: string[];
+                                    mcp_tool_arguments?: {
+                                        /** @description Tool name glob */
+                                        tool: string;
+                                        /** @description A JSON Schema 2020-12 the call's arguments must satisfy (checked when the role is saved) */
+                                        schema: {
+                                            [key: string]: unknown;
+                                        };
+                                    }[];
+                                    /** @description MCP resources (URI globs) listed, read and subscribed to on the MCP servers this role selects; deny wins; unset: none */
+                                    mcp_resources?: string[];
+                                    /** @description MCP prompts (name globs) listed and got on the MCP servers this role selects; deny wins; unset: none */
+                                    mcp_prompts?: string[];
                                 };
                                 deny: {
                                     rules?: {
@@ -2328,6 +2651,24 @@ export interface paths {
                                         name?: string;
                                         verbs: ("get" | "list" | "watch" | "create" | "update" | "patch" | "delete" | "deletecollection" | "exec" | "portforward" | "*")[];
                                     }[];
+                                    /** @description Inside the apps this role selects: the requests allowed (or denied); unset: every request */
+                                    app_rules?: {
+                                        methods: string[];
+                                        paths: string[];
+                                    }[];
+                                    mcp_tools?: string[];
+                                    mcp_tool_arguments?: {
+                                        /** @description Tool name glob */
+                                        tool: string;
+                                        /** @description A JSON Schema 2020-12 the call's arguments must satisfy (checked when the role is saved) */
+                                        schema: {
+                                            [key: string]: unknown;
+                                        };
+                                    }[];
+                                    /** @description MCP resources (URI globs) listed, read and subscribed to on the MCP servers this role selects; deny wins; unset: none */
+                                    mcp_resources?: string[];
+                                    /** @description MCP prompts (name globs) listed and got on the MCP servers this role selects; deny wins; unset: none */
+                                    mcp_prompts?: string[];
                                 };
                                 options: {
                                     max_session_ttl?: string;
@@ -2342,6 +2683,9 @@ export interface paths {
                                     require_mfa?: boolean;
                                     /** @description A registered discoverable passkey alone signs in to the console; allowed when some role says true and none says false */
                                     mfa_passwordless?: boolean;
+                                    mcp_require_approval?: string[];
+                                    /** @description mcp.tool.call events carry the call's arguments (otherwise their hash and names only); any role asking wins */
+                                    mcp_record_arguments?: boolean;
                                 };
                                 /**
                                  * Format: date-time
@@ -2451,6 +2795,24 @@ export interface paths {
                                 name?: string;
                                 verbs: ("get" | "list" | "watch" | "create" | "update" | "patch" | "delete" | "deletecollection" | "exec" | "portforward" | "*")[];
                             }[];
+                            /** @description Inside the apps this role selects: the requests allowed (or denied); unset: every request */
+                            app_rules?: {
+                                methods: string[];
+                                paths: string[];
+                            }[];
+                            mcp_tools?: string[];
+                            mcp_tool_arguments?: {
+                                /** @description Tool name glob */
+                                tool: string;
+                                /** @description A JSON Schema 2020-12 the call's arguments must satisfy (checked when the role is saved) */
+                                schema: {
+                                    [key: string]: unknown;
+                                };
+                            }[];
+                            /** @description MCP resources (URI globs) listed, read and subscribed to on the MCP servers this role selects; deny wins; unset: none */
+                            mcp_resources?: string[];
+                            /** @description MCP prompts (name globs) listed and got on the MCP servers this role selects; deny wins; unset: none */
+                            mcp_prompts?: string[];
                         };
                         deny?: {
                             rules?: {
@@ -2478,6 +2840,24 @@ export interface paths {
                                 name?: string;
                                 verbs: ("get" | "list" | "watch" | "create" | "update" | "patch" | "delete" | "deletecollection" | "exec" | "portforward" | "*")[];
                             }[];
+                            /** @description Inside the apps this role selects: the requests allowed (or denied); unset: every request */
+                            app_rules?: {
+                                methods: string[];
+                                paths: string[];
+                            }[];
+                            mcp_tools?: string[];
+                            mcp_tool_arguments?: {
+                                /** @description Tool name glob */
+                                tool: string;
+                                /** @description A JSON Schema 2020-12 the call's arguments must satisfy (checked when the role is saved) */
+                                schema: {
+                                    [key: string]: unknown;
+                                };
+                            }[];
+                            /** @description MCP resources (URI globs) listed, read and subscribed to on the MCP servers this role selects; deny wins; unset: none */
+                            mcp_resources?: string[];
+                            /** @description MCP prompts (name globs) listed and got on the MCP servers this role selects; deny wins; unset: none */
+                            mcp_prompts?: string[];
                         };
                         options?: {
                             max_session_ttl?: string;
@@ -2492,6 +2872,9 @@ export interface paths {
                             require_mfa?: boolean;
                             /** @description A registered discoverable passkey alone signs in to the console; allowed when some role says true and none says false */
                             mfa_passwordless?: boolean;
+                            mcp_require_approval?: string[];
+                            /** @description mcp.tool.call events carry the call's arguments (otherwise their hash and names only); any role asking wins */
+                            mcp_record_arguments?: boolean;
                         };
                     };
                 };
@@ -2537,6 +2920,24 @@ export interface paths {
                                     name?: string;
                                     verbs: ("get" | "list" | "watch" | "create" | "update" | "patch" | "delete" | "deletecollection" | "exec" | "portforward" | "*")[];
                                 }[];
+                                /** @description Inside the apps this role selects: the requests allowed (or denied); unset: every request */
+                                app_rules?: {
+                                    methods: string[];
+                                    paths: string[];
+                                }[];
+                                mcp_tools?: string[];
+                                mcp_tool_arguments?: {
+                                    /** @description Tool name glob */
+                                    tool: string;
+                                    /** @description A JSON Schema 2020-12 the call's arguments must satisfy (checked when the role is saved) */
+                                    schema: {
+                                        [key: string]: unknown;
+                                    };
+                                }[];
+                                /** @description MCP resources (URI globs) listed, read and subscribed to on the MCP servers this role selects; deny wins; unset: none */
+                                mcp_resources?: string[];
+                                /** @description MCP prompts (name globs) listed and got on the MCP servers this role selects; deny wins; unset: none */
+                                mcp_prompts?: string[];
                             };
                             deny: {
                                 rules?: {
@@ -2564,6 +2965,24 @@ export interface paths {
                                     name?: string;
                                     verbs: ("get" | "list" | "watch" | "create" | "update" | "patch" | "delete" | "deletecollection" | "exec" | "portforward" | "*")[];
                                 }[];
+                                /** @description Inside the apps this role selects: the requests allowed (or denied); unset: every request */
+                                app_rules?: {
+                                    methods: string[];
+                                    paths: string[];
+                                }[];
+                                mcp_tools?: string[];
+                                mcp_tool_arguments?: {
+                                    /** @description Tool name glob */
+                                    tool: string;
+                                    /** @description A JSON Schema 2020-12 the call's arguments must satisfy (checked when the role is saved) */
+                                    schema: {
+                                        [key: string]: unknown;
+                                    };
+                                }[];
+                                /** @description MCP resources (URI globs) listed, read and subscribed to on the MCP servers this role selects; deny wins; unset: none */
+                                mcp_resources?: string[];
+                                /** @description MCP prompts (name globs) listed and got on the MCP servers this role selects; deny wins; unset: none */
+                                mcp_prompts?: string[];
                             };
                             options: {
                                 max_session_ttl?: string;
@@ -2578,6 +2997,9 @@ export interface paths {
                                 require_mfa?: boolean;
                                 /** @description A registered discoverable passkey alone signs in to the console; allowed when some role says true and none says false */
                                 mfa_passwordless?: boolean;
+                                mcp_require_approval?: string[];
+                                /** @description mcp.tool.call events carry the call's arguments (otherwise their hash and names only); any role asking wins */
+                                mcp_record_arguments?: boolean;
                             };
                             /**
                              * Format: date-time
@@ -2670,6 +3092,7 @@ export interface paths {
                 200: {
                     headers: {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
+                        ETag: components["headers"]["ETag"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -2705,6 +3128,24 @@ export interface paths {
                                     name?: string;
                                     verbs: ("get" | "list" | "watch" | "create" | "update" | "patch" | "delete" | "deletecollection" | "exec" | "portforward" | "*")[];
                                 }[];
+                                /** @description Inside the apps this role selects: the requests allowed (or denied); unset: every request */
+                                app_rules?: {
+                                    methods: string[];
+                                    paths: string[];
+                                }[];
+                                mcp_tools?: string[];
+                                mcp_tool_arguments?: {
+                                    /** @description Tool name glob */
+                                    tool: string;
+                                    /** @description A JSON Schema 2020-12 the call's arguments must satisfy (checked when the role is saved) */
+                                    schema: {
+                                        [key: string]: unknown;
+                                    };
+                                }[];
+                                /** @description MCP resources (URI globs) listed, read and subscribed to on the MCP servers this role selects; deny wins; unset: none */
+                                mcp_resources?: string[];
+                                /** @description MCP prompts (name globs) listed and got on the MCP servers this role selects; deny wins; unset: none */
+                                mcp_prompts?: string[];
                             };
                             deny: {
                                 rules?: {
@@ -2732,6 +3173,24 @@ export interface paths {
                                     name?: string;
                                     verbs: ("get" | "list" | "watch" | "create" | "update" | "patch" | "delete" | "deletecollection" | "exec" | "portforward" | "*")[];
                                 }[];
+                                /** @description Inside the apps this role selects: the requests allowed (or denied); unset: every request */
+                                app_rules?: {
+                                    methods: string[];
+                                    paths: string[];
+                                }[];
+                                mcp_tools?: string[];
+                                mcp_tool_arguments?: {
+                                    /** @description Tool name glob */
+                                    tool: string;
+                                    /** @description A JSON Schema 2020-12 the call's arguments must satisfy (checked when the role is saved) */
+                                    schema: {
+                                        [key: string]: unknown;
+                                    };
+                                }[];
+                                /** @description MCP resources (URI globs) listed, read and subscribed to on the MCP servers this role selects; deny wins; unset: none */
+                                mcp_resources?: string[];
+                                /** @description MCP prompts (name globs) listed and got on the MCP servers this role selects; deny wins; unset: none */
+                                mcp_prompts?: string[];
                             };
                             options: {
                                 max_session_ttl?: string;
@@ -2746,6 +3205,9 @@ export interface paths {
                                 require_mfa?: boolean;
                                 /** @description A registered discoverable passkey alone signs in to the console; allowed when some role says true and none says false */
                                 mfa_passwordless?: boolean;
+                                mcp_require_approval?: string[];
+                                /** @description mcp.tool.call events carry the call's arguments (otherwise their hash and names only); any role asking wins */
+                                mcp_record_arguments?: boolean;
                             };
                             /**
                              * Format: date-time
@@ -2812,7 +3274,10 @@ export interface paths {
         put: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Change the item only if it is still at this version: the ETag its GET answered. Another version (someone changed it since) is a 412 and nothing is written; absent, the change applies to whatever is current */
+                    "if-match"?: string;
+                };
                 path: {
                     /** @description The role id (role_…) or its name */
                     id: string;
@@ -2851,6 +3316,24 @@ export interface paths {
                                 name?: string;
                                 verbs: ("get" | "list" | "watch" | "create" | "update" | "patch" | "delete" | "deletecollection" | "exec" | "portforward" | "*")[];
                             }[];
+                            /** @description Inside the apps this role selects: the requests allowed (or denied); unset: every request */
+                            app_rules?: {
+                                methods: string[];
+                                paths: string[];
+                            }[];
+                            mcp_tools?: string[];
+                            mcp_tool_arguments?: {
+                                /** @description Tool name glob */
+                                tool: string;
+                                /** @description A JSON Schema 2020-12 the call's arguments must satisfy (checked when the role is saved) */
+                                schema: {
+                                    [key: string]: unknown;
+                                };
+                            }[];
+                            /** @description MCP resources (URI globs) listed, read and subscribed to on the MCP servers this role selects; deny wins; unset: none */
+                            mcp_resources?: string[];
+                            /** @description MCP prompts (name globs) listed and got on the MCP servers this role selects; deny wins; unset: none */
+                            mcp_prompts?: string[];
                         };
                         deny?: {
                             rules?: {
@@ -2878,6 +3361,24 @@ export interface paths {
                                 name?: string;
                                 verbs: ("get" | "list" | "watch" | "create" | "update" | "patch" | "delete" | "deletecollection" | "exec" | "portforward" | "*")[];
                             }[];
+                            /** @description Inside the apps this role selects: the requests allowed (or denied); unset: every request */
+                            app_rules?: {
+                                methods: string[];
+                                paths: string[];
+                            }[];
+                            mcp_tools?: string[];
+                            mcp_tool_arguments?: {
+                                /** @description Tool name glob */
+                                tool: string;
+                                /** @description A JSON Schema 2020-12 the call's arguments must satisfy (checked when the role is saved) */
+                                schema: {
+                                    [key: string]: unknown;
+                                };
+                            }[];
+                            /** @description MCP resources (URI globs) listed, read and subscribed to on the MCP servers this role selects; deny wins; unset: none */
+                            mcp_resources?: string[];
+                            /** @description MCP prompts (name globs) listed and got on the MCP servers this role selects; deny wins; unset: none */
+                            mcp_prompts?: string[];
                         };
                         options?: {
                             max_session_ttl?: string;
@@ -2892,6 +3393,9 @@ export interface paths {
                             require_mfa?: boolean;
                             /** @description A registered discoverable passkey alone signs in to the console; allowed when some role says true and none says false */
                             mfa_passwordless?: boolean;
+                            mcp_require_approval?: string[];
+                            /** @description mcp.tool.call events carry the call's arguments (otherwise their hash and names only); any role asking wins */
+                            mcp_record_arguments?: boolean;
                         };
                     };
                 };
@@ -2936,6 +3440,24 @@ export interface paths {
                                     name?: string;
                                     verbs: ("get" | "list" | "watch" | "create" | "update" | "patch" | "delete" | "deletecollection" | "exec" | "portforward" | "*")[];
                                 }[];
+                                /** @description Inside the apps this role selects: the requests allowed (or denied); unset: every request */
+                                app_rules?: {
+                                    methods: string[];
+                                    paths: string[];
+                                }[];
+                                mcp_tools?: string[];
+                                mcp_tool_arguments?: {
+                                    /** @description Tool name glob */
+                                    tool: string;
+                                    /** @description A JSON Schema 2020-12 the call's arguments must satisfy (checked when the role is saved) */
+                                    schema: {
+                                        [key: string]: unknown;
+                                    };
+                                }[];
+                                /** @description MCP resources (URI globs) listed, read and subscribed to on the MCP servers this role selects; deny wins; unset: none */
+                                mcp_resources?: string[];
+                                /** @description MCP prompts (name globs) listed and got on the MCP servers this role selects; deny wins; unset: none */
+                                mcp_prompts?: string[];
                             };
                             deny: {
                                 rules?: {
@@ -2963,6 +3485,24 @@ export interface paths {
                                     name?: string;
                                     verbs: ("get" | "list" | "watch" | "create" | "update" | "patch" | "delete" | "deletecollection" | "exec" | "portforward" | "*")[];
                                 }[];
+                                /** @description Inside the apps this role selects: the requests allowed (or denied); unset: every request */
+                                app_rules?: {
+                                    methods: string[];
+                                    paths: string[];
+                                }[];
+                                mcp_tools?: string[];
+                                mcp_tool_arguments?: {
+                                    /** @description Tool name glob */
+                                    tool: string;
+                                    /** @description A JSON Schema 2020-12 the call's arguments must satisfy (checked when the role is saved) */
+                                    schema: {
+                                        [key: string]: unknown;
+                                    };
+                                }[];
+                                /** @description MCP resources (URI globs) listed, read and subscribed to on the MCP servers this role selects; deny wins; unset: none */
+                                mcp_resources?: string[];
+                                /** @description MCP prompts (name globs) listed and got on the MCP servers this role selects; deny wins; unset: none */
+                                mcp_prompts?: string[];
                             };
                             options: {
                                 max_session_ttl?: string;
@@ -2977,6 +3517,9 @@ export interface paths {
                                 require_mfa?: boolean;
                                 /** @description A registered discoverable passkey alone signs in to the console; allowed when some role says true and none says false */
                                 mfa_passwordless?: boolean;
+                                mcp_require_approval?: string[];
+                                /** @description mcp.tool.call events carry the call's arguments (otherwise their hash and names only); any role asking wins */
+                                mcp_record_arguments?: boolean;
                             };
                             /**
                              * Format: date-time
@@ -2996,6 +3539,16 @@ export interface paths {
                     headers: {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description If-Match does not name the item’s current ETag: someone changed it since it was read, and nothing was written (problem+json) */
+                412: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -3044,7 +3597,10 @@ export interface paths {
         delete: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Change the item only if it is still at this version: the ETag its GET answered. Another version (someone changed it since) is a 412 and nothing is written; absent, the change applies to whatever is current */
+                    "if-match"?: string;
+                };
                 path: {
                     /** @description The role id (role_…) or its name */
                     id: string;
@@ -3060,6 +3616,262 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content?: never;
+                };
+                /** @description Not authenticated: no token, or one that is invalid, expired or revoked (problem+json) */
+                401: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description If-Match does not name the item’s current ETag: someone changed it since it was read, and nothing was written (problem+json) */
+                412: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limited (an agent over its limit, or too many failed logins): wait Retry-After seconds */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/roles/{id}/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Preview a change of a role before saving it: who would gain or lose what (resources, and as whom), as the access checker decides; only principals and resources you may see */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The role id (role_…) or its name */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Letters, digits and . _ @ -, starting with a letter or digit */
+                        name: string;
+                        description?: string;
+                        allow: {
+                            rules?: {
+                                resources: ("users" | "roles" | "resources" | "agents" | "sessions" | "recordings" | "events" | "webhooks" | "tokens" | "cluster" | "connectors" | "*")[];
+                                verbs: ("list" | "read" | "create" | "update" | "delete" | "*")[];
+                            }[];
+                            resources?: {
+                                kinds: ("server" | "database" | "app" | "kube_cluster" | "*")[];
+                                /** @description Every label must match; values may use * globs; {"*": "*"} matches anything */
+                                labels?: {
+                                    [key: string]: string;
+                                };
+                            }[];
+                            logins?: string[];
+                            db_users?: string[];
+                            db_names?: string[];
+                            kube_groups?: string[];
+                            kube_users?: string[];
+                            kube_resources?: {
+                                /** @description The API resource as in the URL (pods, deployments, namespaces); * globs */
+                                kind: string;
+                                /** @description Namespace glob (default *) */
+                                namespace?: string;
+                                /** @description Object name glob (default *) */
+                                name?: string;
+                                verbs: ("get" | "list" | "watch" | "create" | "update" | "patch" | "delete" | "deletecollection" | "exec" | "portforward" | "*")[];
+                            }[];
+                            /** @description Inside the apps this role selects: the requests allowed (or denied); unset: every request */
+                            app_rules?: {
+                                methods: string[];
+                                paths: string[];
+                            }[];
+                            mcp_tools?: string[];
+                            mcp_tool_arguments?: {
+                                /** @description Tool name glob */
+                                tool: string;
+                                /** @description A JSON Schema 2020-12 the call's arguments must satisfy (checked when the role is saved) */
+                                schema: {
+                                    [key: string]: unknown;
+                                };
+                            }[];
+                            /** @description MCP resources (URI globs) listed, read and subscribed to on the MCP servers this role selects; deny wins; unset: none */
+                            mcp_resources?: string[];
+                            /** @description MCP prompts (name globs) listed and got on the MCP servers this role selects; deny wins; unset: none */
+                            mcp_prompts?: string[];
+                        };
+                        deny?: {
+                            rules?: {
+                                resources: ("users" | "roles" | "resources" | "agents" | "sessions" | "recordings" | "events" | "webhooks" | "tokens" | "cluster" | "connectors" | "*")[];
+                                verbs: ("list" | "read" | "create" | "update" | "delete" | "*")[];
+                            }[];
+                            resources?: {
+                                kinds: ("server" | "database" | "app" | "kube_cluster" | "*")[];
+                                /** @description Every label must match; values may use * globs; {"*": "*"} matches anything */
+                                labels?: {
+                                    [key: string]: string;
+                                };
+                            }[];
+                            logins?: string[];
+                            db_users?: string[];
+                            db_names?: string[];
+                            kube_groups?: string[];
+                            kube_users?: string[];
+                            kube_resources?: {
+                                /** @description The API resource as in the URL (pods, deployments, namespaces); * globs */
+                                kind: string;
+                                /** @description Namespace glob (default *) */
+                                namespace?: string;
+                                /** @description Object name glob (default *) */
+                                name?: string;
+                                verbs: ("get" | "list" | "watch" | "create" | "update" | "patch" | "delete" | "deletecollection" | "exec" | "portforward" | "*")[];
+                            }[];
+                            /** @description Inside the apps this role selects: the requests allowed (or denied); unset: every request */
+                            app_rules?: {
+                                methods: string[];
+                                paths: string[];
+                            }[];
+                            mcp_tools?: string[];
+                            mcp_tool_arguments?: {
+                                /** @description Tool name glob */
+                                tool: string;
+                                /** @description A JSON Schema 2020-12 the call's arguments must satisfy (checked when the role is saved) */
+                                schema: {
+                                    [key: string]: unknown;
+                                };
+                            }[];
+                            /** @description MCP resources (URI globs) listed, read and subscribed to on the MCP servers this role selects; deny wins; unset: none */
+                            mcp_resources?: string[];
+                            /** @description MCP prompts (name globs) listed and got on the MCP servers this role selects; deny wins; unset: none */
+                            mcp_prompts?: string[];
+                        };
+                        options?: {
+                            max_session_ttl?: string;
+                            record_session?: "best_effort" | "strict";
+                            record_input?: boolean;
+                            port_forwarding?: boolean;
+                            /** @description Database sessions open with default_transaction_read_only=on; the proxy refuses what would turn it off */
+                            db_read_only?: boolean;
+                            /** @description db.query events carry the statement's bind parameters (extended protocol); off by default, since they carry data */
+                            db_record_parameters?: boolean;
+                            /** @description Console sign-ins (API key or SSO) end with a security key or passkey (WebAuthn); a holder without one registers it first. Any role asking wins */
+                            require_mfa?: boolean;
+                            /** @description A registered discoverable passkey alone signs in to the console; allowed when some role says true and none says false */
+                            mfa_passwordless?: boolean;
+                            mcp_require_approval?: string[];
+                            /** @description mcp.tool.call events carry the call's arguments (otherwise their hash and names only); any role asking wins */
+                            mcp_record_arguments?: boolean;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The role previewed (by its stored name) */
+                            role: string;
+                            /** @description Principals the role reaches (holders, and agents of holders) that you may see */
+                            principals_checked: number;
+                            /** @description Only principals whose access would change, and only resources you may see */
+                            principals: {
+                                kind: "user" | "agent";
+                                id: string;
+                                name: string;
+                                changes: {
+                                    resource: {
+                                        id: string;
+                                        kind: "database" | "server" | "app" | "kube_cluster";
+                                        name: string;
+                                    };
+                                    /** @description gains: newly reached; loses: no longer reached; changes: as whom changes */
+                                    change: "gains" | "loses" | "changes";
+                                    gained: {
+                                        /** @description Servers: the logins (literal POSIX names) */
+                                        logins: string[];
+                                        /** @description Databases: the database users (values or * globs) */
+                                        db_users: string[];
+                                        /** @description Databases: the database names (values or * globs) */
+                                        db_names: string[];
+                                        /** @description Kubernetes clusters: the users the proxy impersonates */
+                                        kube_users: string[];
+                                        /** @description Kubernetes clusters: the groups the proxy impersonates */
+                                        kube_groups: string[];
+                                    };
+                                    lost: {
+                                        /** @description Servers: the logins (literal POSIX names) */
+                                        logins: string[];
+                                        /** @description Databases: the database users (values or * globs) */
+                                        db_users: string[];
+                                        /** @description Databases: the database names (values or * globs) */
+                                        db_names: string[];
+                                        /** @description Kubernetes clusters: the users the proxy impersonates */
+                                        kube_users: string[];
+                                        /** @description Kubernetes clusters: the groups the proxy impersonates */
+                                        kube_groups: string[];
+                                    };
+                                }[];
+                            }[];
+                            /** @description More principals hold the role than one preview walks (500) */
+                            truncated: boolean;
+                        };
+                    };
                 };
                 /** @description Not authenticated: no token, or one that is invalid, expired or revoked (problem+json) */
                 401: {
@@ -3109,6 +3921,7 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -3162,8 +3975,8 @@ export interface paths {
                                 };
                                 /** @description host or host:port, port 1–65535 (database, server); https://host:port (kube_cluster: its API server) */
                                 address?: string;
-                                /** @description Wire protocol (database only) */
-                                protocol?: "postgres" | "mysql" | "mongodb" | "redis";
+                                /** @description Wire protocol: a database's; mcp for an app that is an MCP server (docs/mcp.md) */
+                                protocol?: "postgres" | "mysql" | "mongodb" | "redis" | "mcp";
                                 /** @description http(s) URL of the app (app only) */
                                 uri?: string;
                                 /** @description Server only: Gatehouse's public key for this server, to add to the target's authorized_keys */
@@ -3198,11 +4011,26 @@ export interface paths {
                                     public_addr?: string;
                                     /** @description The CA (PEM) the app's https uri is verified against; verification is always on */
                                     ca_pem?: string;
+                                    /** @description Headers the app receives, set per request (replacing the client’s) */
+                                    rewrite?: {
+                                        headers: {
+                                            /** @description A header name (not Host, hop-by-hop, Cookie, X-Forwarded-*) */
+                                            name: string;
+                                            /** @description Literal text with templates: {{internal.name}}, {{internal.roles}}, {{traits.x}}, {{internal.x}}, {{external.x}} */
+                                            value: string;
+                                        }[];
+                                    };
                                     /** @description The Host the app receives: its uri's host (upstream, the default) or its public host */
                                     host_header?: "upstream" | "public";
                                 };
                                 /** @description App only: where people and programs reach it through Gatehouse (docs/apps.md) */
                                 public_url?: string;
+                                mcp?: {
+                                    credential: "bearer" | "headers" | "none";
+                                    header_names: string[];
+                                };
+                                /** @description MCP servers only: the URL an MCP client connects to through Gatehouse (docs/mcp.md) */
+                                mcp_url?: string;
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601, UTC
@@ -3292,8 +4120,8 @@ export interface paths {
                         };
                         /** @description host or host:port, port 1–65535 (database, server); https://host:port (kube_cluster: its API server) */
                         address?: string;
-                        /** @description Wire protocol (database only) */
-                        protocol?: "postgres" | "mysql" | "mongodb" | "redis";
+                        /** @description Wire protocol: a database's; mcp for an app that is an MCP server (docs/mcp.md) */
+                        protocol?: "postgres" | "mysql" | "mongodb" | "redis" | "mcp";
                         /** @description http(s) URL of the app (app only) */
                         uri?: string;
                         /** @description Server only: its SSH host key (OpenSSH line); without it the proxy pins the key seen first */
@@ -3335,8 +4163,26 @@ export interface paths {
                             public_addr?: string;
                             /** @description The CA (PEM) the app's https uri is verified against; verification is always on */
                             ca_pem?: string;
+                            /** @description Headers the app receives, set per request (replacing the client’s) */
+                            rewrite?: {
+                                headers: {
+                                    /** @description A header name (not Host, hop-by-hop, Cookie, X-Forwarded-*) */
+                                    name: string;
+                                    /** @description Literal text with templates: {{internal.name}}, {{internal.roles}}, {{traits.x}}, {{internal.x}}, {{external.x}} */
+                                    value: string;
+                                }[];
+                            };
                             /** @description The Host the app receives: its uri's host (upstream, the default) or its public host */
                             host_header?: "upstream" | "public";
+                        };
+                        /** @description The MCP server's own credential; the client's Gatehouse token never reaches the server */
+                        mcp?: {
+                            /** @description Sent as Authorization: Bearer <token> */
+                            bearer_token?: string;
+                            /** @description Headers sent on every upstream request (an API key header, …) */
+                            headers?: {
+                                [key: string]: string;
+                            };
                         };
                     };
                 };
@@ -3363,8 +4209,8 @@ export interface paths {
                             };
                             /** @description host or host:port, port 1–65535 (database, server); https://host:port (kube_cluster: its API server) */
                             address?: string;
-                            /** @description Wire protocol (database only) */
-                            protocol?: "postgres" | "mysql" | "mongodb" | "redis";
+                            /** @description Wire protocol: a database's; mcp for an app that is an MCP server (docs/mcp.md) */
+                            protocol?: "postgres" | "mysql" | "mongodb" | "redis" | "mcp";
                             /** @description http(s) URL of the app (app only) */
                             uri?: string;
                             /** @description Server only: Gatehouse's public key for this server, to add to the target's authorized_keys */
@@ -3399,11 +4245,26 @@ export interface paths {
                                 public_addr?: string;
                                 /** @description The CA (PEM) the app's https uri is verified against; verification is always on */
                                 ca_pem?: string;
+                                /** @description Headers the app receives, set per request (replacing the client’s) */
+                                rewrite?: {
+                                    headers: {
+                                        /** @description A header name (not Host, hop-by-hop, Cookie, X-Forwarded-*) */
+                                        name: string;
+                                        /** @description Literal text with templates: {{internal.name}}, {{internal.roles}}, {{traits.x}}, {{internal.x}}, {{external.x}} */
+                                        value: string;
+                                    }[];
+                                };
                                 /** @description The Host the app receives: its uri's host (upstream, the default) or its public host */
                                 host_header?: "upstream" | "public";
                             };
                             /** @description App only: where people and programs reach it through Gatehouse (docs/apps.md) */
                             public_url?: string;
+                            mcp?: {
+                                credential: "bearer" | "headers" | "none";
+                                header_names: string[];
+                            };
+                            /** @description MCP servers only: the URL an MCP client connects to through Gatehouse (docs/mcp.md) */
+                            mcp_url?: string;
                             /**
                              * Format: date-time
                              * @description ISO 8601, UTC
@@ -3518,8 +4379,8 @@ export interface paths {
                                 };
                                 /** @description host or host:port, port 1–65535 (database, server); https://host:port (kube_cluster: its API server) */
                                 address?: string;
-                                /** @description Wire protocol (database only) */
-                                protocol?: "postgres" | "mysql" | "mongodb" | "redis";
+                                /** @description Wire protocol: a database's; mcp for an app that is an MCP server (docs/mcp.md) */
+                                protocol?: "postgres" | "mysql" | "mongodb" | "redis" | "mcp";
                                 /** @description http(s) URL of the app (app only) */
                                 uri?: string;
                                 /** @description Server only: Gatehouse's public key for this server, to add to the target's authorized_keys */
@@ -3554,11 +4415,26 @@ export interface paths {
                                     public_addr?: string;
                                     /** @description The CA (PEM) the app's https uri is verified against; verification is always on */
                                     ca_pem?: string;
+                                    /** @description Headers the app receives, set per request (replacing the client’s) */
+                                    rewrite?: {
+                                        headers: {
+                                            /** @description A header name (not Host, hop-by-hop, Cookie, X-Forwarded-*) */
+                                            name: string;
+                                            /** @description Literal text with templates: {{internal.name}}, {{internal.roles}}, {{traits.x}}, {{internal.x}}, {{external.x}} */
+                                            value: string;
+                                        }[];
+                                    };
                                     /** @description The Host the app receives: its uri's host (upstream, the default) or its public host */
                                     host_header?: "upstream" | "public";
                                 };
                                 /** @description App only: where people and programs reach it through Gatehouse (docs/apps.md) */
                                 public_url?: string;
+                                mcp?: {
+                                    credential: "bearer" | "headers" | "none";
+                                    header_names: string[];
+                                };
+                                /** @description MCP servers only: the URL an MCP client connects to through Gatehouse (docs/mcp.md) */
+                                mcp_url?: string;
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601, UTC
@@ -3681,8 +4557,8 @@ export interface paths {
                                 };
                                 /** @description host or host:port, port 1–65535 (database, server); https://host:port (kube_cluster: its API server) */
                                 address?: string;
-                                /** @description Wire protocol (database only) */
-                                protocol?: "postgres" | "mysql" | "mongodb" | "redis";
+                                /** @description Wire protocol: a database's; mcp for an app that is an MCP server (docs/mcp.md) */
+                                protocol?: "postgres" | "mysql" | "mongodb" | "redis" | "mcp";
                                 /** @description http(s) URL of the app (app only) */
                                 uri?: string;
                                 /** @description Server only: Gatehouse's public key for this server, to add to the target's authorized_keys */
@@ -3717,11 +4593,26 @@ export interface paths {
                                     public_addr?: string;
                                     /** @description The CA (PEM) the app's https uri is verified against; verification is always on */
                                     ca_pem?: string;
+                                    /** @description Headers the app receives, set per request (replacing the client’s) */
+                                    rewrite?: {
+                                        headers: {
+                                            /** @description A header name (not Host, hop-by-hop, Cookie, X-Forwarded-*) */
+                                            name: string;
+                                            /** @description Literal text with templates: {{internal.name}}, {{internal.roles}}, {{traits.x}}, {{internal.x}}, {{external.x}} */
+                                            value: string;
+                                        }[];
+                                    };
                                     /** @description The Host the app receives: its uri's host (upstream, the default) or its public host */
                                     host_header?: "upstream" | "public";
                                 };
                                 /** @description App only: where people and programs reach it through Gatehouse (docs/apps.md) */
                                 public_url?: string;
+                                mcp?: {
+                                    credential: "bearer" | "headers" | "none";
+                                    header_names: string[];
+                                };
+                                /** @description MCP servers only: the URL an MCP client connects to through Gatehouse (docs/mcp.md) */
+                                mcp_url?: string;
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601, UTC
@@ -3844,8 +4735,8 @@ export interface paths {
                                 };
                                 /** @description host or host:port, port 1–65535 (database, server); https://host:port (kube_cluster: its API server) */
                                 address?: string;
-                                /** @description Wire protocol (database only) */
-                                protocol?: "postgres" | "mysql" | "mongodb" | "redis";
+                                /** @description Wire protocol: a database's; mcp for an app that is an MCP server (docs/mcp.md) */
+                                protocol?: "postgres" | "mysql" | "mongodb" | "redis" | "mcp";
                                 /** @description http(s) URL of the app (app only) */
                                 uri?: string;
                                 /** @description Server only: Gatehouse's public key for this server, to add to the target's authorized_keys */
@@ -3880,11 +4771,26 @@ export interface paths {
                                     public_addr?: string;
                                     /** @description The CA (PEM) the app's https uri is verified against; verification is always on */
                                     ca_pem?: string;
+                                    /** @description Headers the app receives, set per request (replacing the client’s) */
+                                    rewrite?: {
+                                        headers: {
+                                            /** @description A header name (not Host, hop-by-hop, Cookie, X-Forwarded-*) */
+                                            name: string;
+                                            /** @description Literal text with templates: {{internal.name}}, {{internal.roles}}, {{traits.x}}, {{internal.x}}, {{external.x}} */
+                                            value: string;
+                                        }[];
+                                    };
                                     /** @description The Host the app receives: its uri's host (upstream, the default) or its public host */
                                     host_header?: "upstream" | "public";
                                 };
                                 /** @description App only: where people and programs reach it through Gatehouse (docs/apps.md) */
                                 public_url?: string;
+                                mcp?: {
+                                    credential: "bearer" | "headers" | "none";
+                                    header_names: string[];
+                                };
+                                /** @description MCP servers only: the URL an MCP client connects to through Gatehouse (docs/mcp.md) */
+                                mcp_url?: string;
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601, UTC
@@ -3984,6 +4890,7 @@ export interface paths {
                 200: {
                     headers: {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
+                        ETag: components["headers"]["ETag"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -4000,8 +4907,8 @@ export interface paths {
                             };
                             /** @description host or host:port, port 1–65535 (database, server); https://host:port (kube_cluster: its API server) */
                             address?: string;
-                            /** @description Wire protocol (database only) */
-                            protocol?: "postgres" | "mysql" | "mongodb" | "redis";
+                            /** @description Wire protocol: a database's; mcp for an app that is an MCP server (docs/mcp.md) */
+                            protocol?: "postgres" | "mysql" | "mongodb" | "redis" | "mcp";
                             /** @description http(s) URL of the app (app only) */
                             uri?: string;
                             /** @description Server only: Gatehouse's public key for this server, to add to the target's authorized_keys */
@@ -4036,11 +4943,26 @@ export interface paths {
                                 public_addr?: string;
                                 /** @description The CA (PEM) the app's https uri is verified against; verification is always on */
                                 ca_pem?: string;
+                                /** @description Headers the app receives, set per request (replacing the client’s) */
+                                rewrite?: {
+                                    headers: {
+                                        /** @description A header name (not Host, hop-by-hop, Cookie, X-Forwarded-*) */
+                                        name: string;
+                                        /** @description Literal text with templates: {{internal.name}}, {{internal.roles}}, {{traits.x}}, {{internal.x}}, {{external.x}} */
+                                        value: string;
+                                    }[];
+                                };
                                 /** @description The Host the app receives: its uri's host (upstream, the default) or its public host */
                                 host_header?: "upstream" | "public";
                             };
                             /** @description App only: where people and programs reach it through Gatehouse (docs/apps.md) */
                             public_url?: string;
+                            mcp?: {
+                                credential: "bearer" | "headers" | "none";
+                                header_names: string[];
+                            };
+                            /** @description MCP servers only: the URL an MCP client connects to through Gatehouse (docs/mcp.md) */
+                            mcp_url?: string;
                             /**
                              * Format: date-time
                              * @description ISO 8601, UTC
@@ -4108,7 +5030,10 @@ export interface paths {
         delete: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Change the item only if it is still at this version: the ETag its GET answered. Another version (someone changed it since) is a 412 and nothing is written; absent, the change applies to whatever is current */
+                    "if-match"?: string;
+                };
                 path: {
                     /** @description db_…, srv_…, app_… or kube_… */
                     id: string;
@@ -4130,6 +5055,16 @@ export interface paths {
                     headers: {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description If-Match does not name the item’s current ETag: someone changed it since it was read, and nothing was written (problem+json) */
+                412: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -4179,7 +5114,10 @@ export interface paths {
         patch: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Change the item only if it is still at this version: the ETag its GET answered. Another version (someone changed it since) is a 412 and nothing is written; absent, the change applies to whatever is current */
+                    "if-match"?: string;
+                };
                 path: {
                     /** @description db_…, srv_…, app_… or kube_… */
                     id: string;
@@ -4196,8 +5134,8 @@ export interface paths {
                         };
                         /** @description host or host:port, port 1–65535 (database, server); https://host:port (kube_cluster: its API server) */
                         address?: string;
-                        /** @description Wire protocol (database only) */
-                        protocol?: "postgres" | "mysql" | "mongodb" | "redis";
+                        /** @description Wire protocol: a database's; mcp for an app that is an MCP server (docs/mcp.md) */
+                        protocol?: "postgres" | "mysql" | "mongodb" | "redis" | "mcp";
                         /** @description http(s) URL of the app (app only) */
                         uri?: string;
                         /** @description read_only_login: the database login that sessions under the role option db_read_only run as, whatever db_user they ask for. It must hold no write privilege (e.g. granted pg_read_all_data only, PostgreSQL 14+): parsing SQL cannot keep a session read-only, the server must. Without it such sessions are refused */
@@ -4237,8 +5175,26 @@ export interface paths {
                             public_addr?: string;
                             /** @description The CA (PEM) the app's https uri is verified against; verification is always on */
                             ca_pem?: string;
+                            /** @description Headers the app receives, set per request (replacing the client’s) */
+                            rewrite?: {
+                                headers: {
+                                    /** @description A header name (not Host, hop-by-hop, Cookie, X-Forwarded-*) */
+                                    name: string;
+                                    /** @description Literal text with templates: {{internal.name}}, {{internal.roles}}, {{traits.x}}, {{internal.x}}, {{external.x}} */
+                                    value: string;
+                                }[];
+                            };
                             /** @description The Host the app receives: its uri's host (upstream, the default) or its public host */
                             host_header?: "upstream" | "public";
+                        };
+                        /** @description The MCP server's own credential; the client's Gatehouse token never reaches the server */
+                        mcp?: {
+                            /** @description Sent as Authorization: Bearer <token> */
+                            bearer_token?: string;
+                            /** @description Headers sent on every upstream request (an API key header, …) */
+                            headers?: {
+                                [key: string]: string;
+                            };
                         };
                     };
                 };
@@ -4264,8 +5220,8 @@ export interface paths {
                             };
                             /** @description host or host:port, port 1–65535 (database, server); https://host:port (kube_cluster: its API server) */
                             address?: string;
-                            /** @description Wire protocol (database only) */
-                            protocol?: "postgres" | "mysql" | "mongodb" | "redis";
+                            /** @description Wire protocol: a database's; mcp for an app that is an MCP server (docs/mcp.md) */
+                            protocol?: "postgres" | "mysql" | "mongodb" | "redis" | "mcp";
                             /** @description http(s) URL of the app (app only) */
                             uri?: string;
                             /** @description Server only: Gatehouse's public key for this server, to add to the target's authorized_keys */
@@ -4300,11 +5256,26 @@ export interface paths {
                                 public_addr?: string;
                                 /** @description The CA (PEM) the app's https uri is verified against; verification is always on */
                                 ca_pem?: string;
+                                /** @description Headers the app receives, set per request (replacing the client’s) */
+                                rewrite?: {
+                                    headers: {
+                                        /** @description A header name (not Host, hop-by-hop, Cookie, X-Forwarded-*) */
+                                        name: string;
+                                        /** @description Literal text with templates: {{internal.name}}, {{internal.roles}}, {{traits.x}}, {{internal.x}}, {{external.x}} */
+                                        value: string;
+                                    }[];
+                                };
                                 /** @description The Host the app receives: its uri's host (upstream, the default) or its public host */
                                 host_header?: "upstream" | "public";
                             };
                             /** @description App only: where people and programs reach it through Gatehouse (docs/apps.md) */
                             public_url?: string;
+                            mcp?: {
+                                credential: "bearer" | "headers" | "none";
+                                header_names: string[];
+                            };
+                            /** @description MCP servers only: the URL an MCP client connects to through Gatehouse (docs/mcp.md) */
+                            mcp_url?: string;
                             /**
                              * Format: date-time
                              * @description ISO 8601, UTC
@@ -4323,6 +5294,16 @@ export interface paths {
                     headers: {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description If-Match does not name the item’s current ETag: someone changed it since it was read, and nothing was written (problem+json) */
+                412: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -4827,6 +5808,7 @@ export interface paths {
                 200: {
                     headers: {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
+                        ETag: components["headers"]["ETag"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -4925,7 +5907,10 @@ export interface paths {
         delete: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Change the item only if it is still at this version: the ETag its GET answered. Another version (someone changed it since) is a 412 and nothing is written; absent, the change applies to whatever is current */
+                    "if-match"?: string;
+                };
                 path: {
                     /** @description agent_… */
                     id: string;
@@ -4982,6 +5967,16 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description If-Match does not name the item’s current ETag: someone changed it since it was read, and nothing was written (problem+json) */
+                412: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
                 /** @description Rate limited (an agent over its limit, or too many failed logins): wait Retry-After seconds */
                 429: {
                     headers: {
@@ -5025,7 +6020,10 @@ export interface paths {
         patch: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Change the item only if it is still at this version: the ETag its GET answered. Another version (someone changed it since) is a 412 and nothing is written; absent, the change applies to whatever is current */
+                    "if-match"?: string;
+                };
                 path: {
                     /** @description agent_… */
                     id: string;
@@ -5133,6 +6131,16 @@ export interface paths {
                     headers: {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description If-Match does not name the item’s current ETag: someone changed it since it was read, and nothing was written (problem+json) */
+                412: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -7503,6 +8511,7 @@ export interface paths {
                 200: {
                     headers: {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
+                        ETag: components["headers"]["ETag"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -7595,7 +8604,10 @@ export interface paths {
         delete: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Change the item only if it is still at this version: the ETag its GET answered. Another version (someone changed it since) is a 412 and nothing is written; absent, the change applies to whatever is current */
+                    "if-match"?: string;
+                };
                 path: {
                     /** @description whk_… */
                     id: string;
@@ -7617,6 +8629,16 @@ export interface paths {
                     headers: {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description If-Match does not name the item’s current ETag: someone changed it since it was read, and nothing was written (problem+json) */
+                412: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -7662,7 +8684,132 @@ export interface paths {
         };
         options?: never;
         head?: never;
-        patch?: never;
+        /** Change a webhook’s URL, event types, description or status (the name and signing secret stay); a new URL or event types, or turning it back on, needs the right to read audit events and makes you the one it lives on */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Change the item only if it is still at this version: the ETag its GET answered. Another version (someone changed it since) is a 412 and nothing is written; absent, the change applies to whatever is current */
+                    "if-match"?: string;
+                };
+                path: {
+                    /** @description whk_… */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": {
+                        /** @description https URL (http and private addresses only for hosts in webhook_allowed_hosts) */
+                        url?: string;
+                        event_types?: string[];
+                        description?: string;
+                        status?: "active" | "disabled";
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description whk_… */
+                            id: string;
+                            /** @description Letters, digits and . _ @ -, starting with a letter or digit */
+                            name: string;
+                            url: string;
+                            description: string;
+                            event_types: string[];
+                            status: "active" | "disabled";
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            updated_at: string;
+                            failure: {
+                                /** @description Deliveries that failed after their last retry, since the last success */
+                                consecutive_failures: number;
+                                last_failure_at: string | null;
+                                last_error: string | null;
+                                disabled_at: string | null;
+                            };
+                            /** @description Who created it: a user, an agent, or Gatehouse itself (system) */
+                            created_by: {
+                                /** @description user | agent | system */
+                                kind: string;
+                                id?: string;
+                            } | null;
+                        };
+                    };
+                };
+                /** @description Not authenticated: no token, or one that is invalid, expired or revoked (problem+json) */
+                401: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description If-Match does not name the item’s current ETag: someone changed it since it was read, and nothing was written (problem+json) */
+                412: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limited (an agent over its limit, or too many failed logins): wait Retry-After seconds */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
         trace?: never;
     };
     "/v1/webhooks/{id}/deliveries": {
@@ -7785,6 +8932,546 @@ export interface paths {
         };
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/approvals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Approvals of held MCP tool calls that concern you (yours, your agents’, or ones you may decide), newest first */
+        get: {
+            parameters: {
+                query?: {
+                    page?: number;
+                    per_page?: number;
+                    status?: "pending" | "approved" | "denied" | "used";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            approvals: {
+                                /** @description apr_… */
+                                id: string;
+                                status: "pending" | "approved" | "denied" | "used";
+                                app: {
+                                    id: string;
+                                    name: string;
+                                };
+                                tool: string;
+                                /** @description SHA-256 (hex) of the canonical JSON of {tool, arguments, principal} */
+                                digest: string;
+                                requester: {
+                                    kind: string;
+                                    id: string;
+                                    name: string;
+                                };
+                                /** @description An agent's owner (user id) */
+                                owner?: string;
+                                on_behalf_of?: {
+                                    kind: string;
+                                    id: string;
+                                    name: string;
+                                };
+                                /** @description argument_names, or the arguments themselves when a role sets mcp_record_arguments */
+                                shown: {
+                                    [key: string]: unknown;
+                                };
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601, UTC
+                                 */
+                                created_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601, UTC
+                                 */
+                                expires_at: string;
+                                decided_by?: {
+                                    kind: string;
+                                    id: string;
+                                    name: string;
+                                };
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601, UTC
+                                 */
+                                decided_at?: string;
+                            }[];
+                            pagination: {
+                                total: number;
+                                page: number;
+                                per_page: number;
+                            };
+                        };
+                    };
+                };
+                /** @description Not authenticated: no token, or one that is invalid, expired or revoked (problem+json) */
+                401: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limited (an agent over its limit, or too many failed logins): wait Retry-After seconds */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/approvals/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One approval of a held MCP tool call, if it concerns you (404 otherwise, as for one that expired) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description apr_… */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description apr_… */
+                            id: string;
+                            status: "pending" | "approved" | "denied" | "used";
+                            app: {
+                                id: string;
+                                name: string;
+                            };
+                            tool: string;
+                            /** @description SHA-256 (hex) of the canonical JSON of {tool, arguments, principal} */
+                            digest: string;
+                            requester: {
+                                kind: string;
+                                id: string;
+                                name: string;
+                            };
+                            /** @description An agent's owner (user id) */
+                            owner?: string;
+                            on_behalf_of?: {
+                                kind: string;
+                                id: string;
+                                name: string;
+                            };
+                            /** @description argument_names, or the arguments themselves when a role sets mcp_record_arguments */
+                            shown: {
+                                [key: string]: unknown;
+                            };
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            expires_at: string;
+                            decided_by?: {
+                                kind: string;
+                                id: string;
+                                name: string;
+                            };
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            decided_at?: string;
+                        };
+                    };
+                };
+                /** @description Not authenticated: no token, or one that is invalid, expired or revoked (problem+json) */
+                401: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limited (an agent over its limit, or too many failed logins): wait Retry-After seconds */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/approvals/{id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Approve a held tool call: the same call (tool, arguments, principal) then passes once, within its TTL */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description apr_… */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description apr_… */
+                            id: string;
+                            status: "pending" | "approved" | "denied" | "used";
+                            app: {
+                                id: string;
+                                name: string;
+                            };
+                            tool: string;
+                            /** @description SHA-256 (hex) of the canonical JSON of {tool, arguments, principal} */
+                            digest: string;
+                            requester: {
+                                kind: string;
+                                id: string;
+                                name: string;
+                            };
+                            /** @description An agent's owner (user id) */
+                            owner?: string;
+                            on_behalf_of?: {
+                                kind: string;
+                                id: string;
+                                name: string;
+                            };
+                            /** @description argument_names, or the arguments themselves when a role sets mcp_record_arguments */
+                            shown: {
+                                [key: string]: unknown;
+                            };
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            expires_at: string;
+                            decided_by?: {
+                                kind: string;
+                                id: string;
+                                name: string;
+                            };
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            decided_at?: string;
+                        };
+                    };
+                };
+                /** @description Not authenticated: no token, or one that is invalid, expired or revoked (problem+json) */
+                401: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limited (an agent over its limit, or too many failed logins): wait Retry-After seconds */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/approvals/{id}/deny": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Deny a held tool call */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description apr_… */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description apr_… */
+                            id: string;
+                            status: "pending" | "approved" | "denied" | "used";
+                            app: {
+                                id: string;
+                                name: string;
+                            };
+                            tool: string;
+                            /** @description SHA-256 (hex) of the canonical JSON of {tool, arguments, principal} */
+                            digest: string;
+                            requester: {
+                                kind: string;
+                                id: string;
+                                name: string;
+                            };
+                            /** @description An agent's owner (user id) */
+                            owner?: string;
+                            on_behalf_of?: {
+                                kind: string;
+                                id: string;
+                                name: string;
+                            };
+                            /** @description argument_names, or the arguments themselves when a role sets mcp_record_arguments */
+                            shown: {
+                                [key: string]: unknown;
+                            };
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            expires_at: string;
+                            decided_by?: {
+                                kind: string;
+                                id: string;
+                                name: string;
+                            };
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            decided_at?: string;
+                        };
+                    };
+                };
+                /** @description Not authenticated: no token, or one that is invalid, expired or revoked (problem+json) */
+                401: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limited (an agent over its limit, or too many failed logins): wait Retry-After seconds */
+                429: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                        "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                        "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
+                        "Retry-After": components["headers"]["Retry-After"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
@@ -9129,6 +10816,7 @@ export interface paths {
                                 /** @description Default openid, profile, email; openid is always asked */
                                 scopes: string[];
                                 claims_to_roles: {
+                                    /** @description A claim name, or a dotted path into nested claims (realm_access.roles); a name held as it is wins */
                                     claim: string;
                                     /** @description A `*` glob over the claim’s value(s) */
                                     value: string;
@@ -9138,8 +10826,9 @@ export interface paths {
                                 traits_from_claims: {
                                     [key: string]: string;
                                 };
+                                /** @description A claim name, or a dotted path into nested claims (realm_access.roles); a name held as it is wins */
                                 username_claim: string;
-                                /** @description false: nobody signs in through it */
+                                /** @description false: nobody signs in through it, and the logins it made end */
                                 enabled: boolean;
                                 /** @description Seconds one sign-in lasts, refreshes included (default 43200); then the provider is asked again */
                                 max_session_ttl: number;
@@ -9238,6 +10927,7 @@ export interface paths {
                         /** @description Default openid, profile, email; openid is always asked */
                         scopes?: string[];
                         claims_to_roles: {
+                            /** @description A claim name, or a dotted path into nested claims (realm_access.roles); a name held as it is wins */
                             claim: string;
                             /** @description A `*` glob over the claim’s value(s) */
                             value: string;
@@ -9249,7 +10939,7 @@ export interface paths {
                         };
                         /** @description The claim whose value is the user name (default preferred_username) */
                         username_claim?: string;
-                        /** @description false: nobody signs in through it */
+                        /** @description false: nobody signs in through it, and the logins it made end */
                         enabled?: boolean;
                         /** @description Seconds one sign-in lasts, refreshes included (default 43200); then the provider is asked again */
                         max_session_ttl?: number;
@@ -9279,6 +10969,7 @@ export interface paths {
                             /** @description Default openid, profile, email; openid is always asked */
                             scopes: string[];
                             claims_to_roles: {
+                                /** @description A claim name, or a dotted path into nested claims (realm_access.roles); a name held as it is wins */
                                 claim: string;
                                 /** @description A `*` glob over the claim’s value(s) */
                                 value: string;
@@ -9288,8 +10979,9 @@ export interface paths {
                             traits_from_claims: {
                                 [key: string]: string;
                             };
+                            /** @description A claim name, or a dotted path into nested claims (realm_access.roles); a name held as it is wins */
                             username_claim: string;
-                            /** @description false: nobody signs in through it */
+                            /** @description false: nobody signs in through it, and the logins it made end */
                             enabled: boolean;
                             /** @description Seconds one sign-in lasts, refreshes included (default 43200); then the provider is asked again */
                             max_session_ttl: number;
@@ -9385,6 +11077,7 @@ export interface paths {
                 200: {
                     headers: {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
+                        ETag: components["headers"]["ETag"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -9403,6 +11096,7 @@ export interface paths {
                             /** @description Default openid, profile, email; openid is always asked */
                             scopes: string[];
                             claims_to_roles: {
+                                /** @description A claim name, or a dotted path into nested claims (realm_access.roles); a name held as it is wins */
                                 claim: string;
                                 /** @description A `*` glob over the claim’s value(s) */
                                 value: string;
@@ -9412,8 +11106,9 @@ export interface paths {
                             traits_from_claims: {
                                 [key: string]: string;
                             };
+                            /** @description A claim name, or a dotted path into nested claims (realm_access.roles); a name held as it is wins */
                             username_claim: string;
-                            /** @description false: nobody signs in through it */
+                            /** @description false: nobody signs in through it, and the logins it made end */
                             enabled: boolean;
                             /** @description Seconds one sign-in lasts, refreshes included (default 43200); then the provider is asked again */
                             max_session_ttl: number;
@@ -9484,7 +11179,10 @@ export interface paths {
         put: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Change the item only if it is still at this version: the ETag its GET answered. Another version (someone changed it since) is a 412 and nothing is written; absent, the change applies to whatever is current */
+                    "if-match"?: string;
+                };
                 path: {
                     id: string;
                 };
@@ -9507,6 +11205,7 @@ export interface paths {
                         /** @description Default openid, profile, email; openid is always asked */
                         scopes?: string[];
                         claims_to_roles: {
+                            /** @description A claim name, or a dotted path into nested claims (realm_access.roles); a name held as it is wins */
                             claim: string;
                             /** @description A `*` glob over the claim’s value(s) */
                             value: string;
@@ -9518,7 +11217,7 @@ export interface paths {
                         };
                         /** @description The claim whose value is the user name (default preferred_username) */
                         username_claim?: string;
-                        /** @description false: nobody signs in through it */
+                        /** @description false: nobody signs in through it, and the logins it made end */
                         enabled?: boolean;
                         /** @description Seconds one sign-in lasts, refreshes included (default 43200); then the provider is asked again */
                         max_session_ttl?: number;
@@ -9548,6 +11247,7 @@ export interface paths {
                             /** @description Default openid, profile, email; openid is always asked */
                             scopes: string[];
                             claims_to_roles: {
+                                /** @description A claim name, or a dotted path into nested claims (realm_access.roles); a name held as it is wins */
                                 claim: string;
                                 /** @description A `*` glob over the claim’s value(s) */
                                 value: string;
@@ -9557,8 +11257,9 @@ export interface paths {
                             traits_from_claims: {
                                 [key: string]: string;
                             };
+                            /** @description A claim name, or a dotted path into nested claims (realm_access.roles); a name held as it is wins */
                             username_claim: string;
-                            /** @description false: nobody signs in through it */
+                            /** @description false: nobody signs in through it, and the logins it made end */
                             enabled: boolean;
                             /** @description Seconds one sign-in lasts, refreshes included (default 43200); then the provider is asked again */
                             max_session_ttl: number;
@@ -9582,6 +11283,16 @@ export interface paths {
                     headers: {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description If-Match does not name the item’s current ETag: someone changed it since it was read, and nothing was written (problem+json) */
+                412: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -9626,11 +11337,14 @@ export interface paths {
             };
         };
         post?: never;
-        /** Delete a single sign-on connector (its users keep their records, and sign in no more) */
+        /** Delete a single sign-on connector (its users keep their records; the logins it made end) */
         delete: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Change the item only if it is still at this version: the ETag its GET answered. Another version (someone changed it since) is a 412 and nothing is written; absent, the change applies to whatever is current */
+                    "if-match"?: string;
+                };
                 path: {
                     id: string;
                 };
@@ -9651,6 +11365,16 @@ export interface paths {
                     headers: {
                         "X-Request-Id": components["headers"]["X-Request-Id"];
                         "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description If-Match does not name the item’s current ETag: someone changed it since it was read, and nothing was written (problem+json) */
+                412: {
+                    headers: {
+                        "X-Request-Id": components["headers"]["X-Request-Id"];
                         [name: string]: unknown;
                     };
                     content: {
@@ -10394,6 +12118,8 @@ export interface components {
         Location: string;
         /** @description Bearer realm="gatehouse", with error="invalid_token" and a description when a token was refused */
         "WWW-Authenticate": string;
+        /** @description The version of the item (strong; its stored revision): send it back in If-Match to change the item only if nobody changed it since */
+        ETag: string;
         /** @description Seconds to wait before trying again */
         "Retry-After": string;
         /** @description Requests (or failures) allowed in the window */

@@ -10,13 +10,11 @@
 // batched: at most one pass per PASS_DELAY_MS, so a burst of logins costs one walk of the live sessions.
 
 import type { AccessChecker } from '../access/access-checker.js';
-import type { AuditLog } from '../audit/audit-log.js';
+import type { ServiceDeps } from '../audit/service-deps.js';
 import type { Principal } from '../auth/principal.js';
 import type { PrincipalPipeline, PrincipalScope } from '../auth/principal-pipeline.js';
 import { type AgentRecord, keys, prefixes, type TokenRecord } from '../auth/records.js';
 import type { TokenService } from '../auth/token-service.js';
-import type { StateStore } from '../backend/state.js';
-import type { Clock } from '../lib/clock.js';
 import { GatehouseError } from '../lib/errors.js';
 import type { AsValue } from '../rbac/policy.js';
 import {
@@ -66,19 +64,18 @@ function asOf(s: Checked): AsValue[] {
 
 export type SessionGuard = ReturnType<typeof createSessionGuard>;
 
-export function createSessionGuard(deps: {
-  state: StateStore;
-  audit: AuditLog;
-  clock: Clock;
-  sessions: Pick<
-    SessionRegistry,
-    'liveIds' | 'holdsAny' | 'terminate' | 'terminateLive' | 'setAdmission' | 'watchedConnections'
-  >;
-  tokens: Pick<TokenService, 'resolveById'>;
-  pipeline: Pick<PrincipalPipeline, 'resolve'>;
-  access: Pick<AccessChecker, 'authorize' | 'kubeIdentity' | 'kubeUserAllowed'>;
-  onError?: (error: unknown) => void;
-}) {
+export function createSessionGuard(
+  deps: ServiceDeps & {
+    sessions: Pick<
+      SessionRegistry,
+      'liveIds' | 'holdsAny' | 'terminate' | 'terminateLive' | 'setAdmission' | 'watchedConnections'
+    >;
+    tokens: Pick<TokenService, 'resolveById'>;
+    pipeline: Pick<PrincipalPipeline, 'resolve'>;
+    access: Pick<AccessChecker, 'authorize' | 'kubeIdentity' | 'kubeUserAllowed'>;
+    onError?: (error: unknown) => void;
+  },
+) {
   const { state, clock } = deps;
 
   /** The principal the session acts as now, from the token it came with (or its principal, for a key). */

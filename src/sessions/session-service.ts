@@ -10,9 +10,10 @@ import { scopeOf } from '../auth/principal-pipeline.js';
 import { keys } from '../auth/records.js';
 import type { StateStore } from '../backend/state.js';
 import { conflict, forbidden, GatehouseError, notFound } from '../lib/errors.js';
+import type { AsValue } from '../rbac/policy.js';
 import type { RecordingService } from '../recordings/recording-service.js';
 import type { SessionRecord, SessionRegistry, SessionType } from './session-registry.js';
-import type { TicketService } from './tickets.js';
+import type { TicketRecord, TicketService } from './tickets.js';
 
 export interface SessionFilter {
   status?: SessionRecord['status'];
@@ -51,6 +52,61 @@ export function createSessionService(deps: {
   const mayReadOthers = (p: Principal) => p.policy.can('recordings', 'read').allowed;
   const visible = (p: Principal, s: SessionRecord) => s.principal.id === p.id || mayReadOthers(p);
 
+  /**
+   * The server or database (by id or by name) the caller may reach as whom it asks, now: 404 when its
+   * roles do not select it, 403 with the reason when they do but not as whom it asks.
+   */
+  function reachable(p: Principal, kind: 'server' | 'database', idOrName: string, as: AsValue[]) {
+    const byId = idOrName.startsWith(kind === 'server' ? 'srv_' : 'db_')
+      ? deps.state.get<{ kind: string; name: string }>(keys.resource(idOrName))?.value
+      : undefined;
+    const name = byId?.kind === kind ? byId.name : idOrName;
+    const decision = deps.access.authorize(p, { kind, name }, as);
+    if (!decision.allowed) {
+      if (!decision.resource) throw notFound(kind, idOrName);
+      throw forbidden(decision.reason);
+    }
+    return decision.resource;
+  }
+
+  /** A ticket that redeems exactly as this caller acts now (same roles, same user acted for), audited. */
+  async function ticketFor(
+    ctx: Ctx,
+    target: { kind: string; id: string; name: string },
+    grant: Omit<TicketRecord, 'principal' | 'expires_at'>,
+    data: Record<string, unknown>,
+  ) {
+    const p = ctx.principal;
+    const issued = await deps.tickets.issue({ principal: { kind: p.kind, id: p.id }, ...grant, ...scopeOf(p) });
+    await audit.record({
+      type: 'access.allowed',
+      actor: actorOf(ctx),
+      target,
+      ...eventContext(ctx),
+      data: { ...data, via: 'ticket' },
+    });
+    return issued;
+  }
+
+  /** An event the caller caused on one session: its end, a watch, its recording read or refused. */
+  function sessionEvent(
+    ctx: Ctx,
+    record: SessionRecord,
+    type: Parameters<AuditLog['record']>[0]['type'],
+    data: Record<string, unknown>,
+    success?: false,
+  ) {
+    return audit.record({
+      type,
+      actor: actorOf(ctx),
+      target: record.resource,
+      session_id: record.id,
+      ...(success === false ? { success } : {}),
+      ...eventContext(ctx),
+      data,
+    });
+  }
+
   function findVisible(p: Principal, id: string): SessionRecord {
     const record = sessions.get(id);
     if (!record || !visible(p, record)) throw notFound('session', id);
@@ -73,15 +129,13 @@ export function createSessionService(deps: {
     if (typeof expected !== 'string') return 'unverifiable';
     const actual = await recordings.storedSha256(record.id);
     if (actual === undefined || actual === expected) return 'sha256';
-    await audit.record({
-      type: 'recording.integrity_failed',
-      actor: actorOf(ctx),
-      target: record.resource,
-      session_id: record.id,
-      success: false,
-      ...eventContext(ctx),
-      data: { expected_sha256: expected, stored_sha256: actual },
-    });
+    await sessionEvent(
+      ctx,
+      record,
+      'recording.integrity_failed',
+      { expected_sha256: expected, stored_sha256: actual },
+      false,
+    );
     throw new GatehouseError(
       'recording_tampered',
       `the stored recording of ${record.id} is not the one uploaded (sha256 ${actual.slice(0, 12)}…, recorded ${expected.slice(0, 12)}…); it is not served`,
@@ -136,47 +190,17 @@ export function createSessionService(deps: {
       if (terminated?.status !== 'terminated' || terminated.end_reason !== reason) {
         throw conflict(`session ${record.id} ended before it could be terminated`);
       }
-      await audit.record({
-        type: 'session.terminated',
-        actor: actorOf(ctx),
-        target: record.resource,
-        session_id: record.id,
-        ...eventContext(ctx),
-        data: { principal: record.principal, login: record.login },
-      });
+      await sessionEvent(ctx, record, 'session.terminated', { principal: record.principal, login: record.login });
       const confirmed = await sessions.confirmEnded([record.id], reason);
       return { ...terminated, confirmed_ended: confirmed.includes(record.id) };
     },
 
     /** A one-time ticket for the caller itself, for a server and login its rights reach now. */
     async issueTicket(ctx: Ctx, input: { server: string; login: string }) {
-      const p = ctx.principal;
-      const byId = input.server.startsWith('srv_')
-        ? deps.state.get<{ kind: string; name: string }>(keys.resource(input.server))?.value
-        : undefined;
-      const serverName = byId?.kind === 'server' ? byId.name : input.server;
-      const decision = deps.access.authorize(p, { kind: 'server', name: serverName }, [
-        { field: 'logins', value: input.login },
-      ]);
-      if (!decision.allowed) {
-        if (!decision.resource) throw notFound('server', input.server);
-        throw forbidden(decision.reason);
-      }
-      const server = decision.resource;
-      const { ticket, expiresAt } = await deps.tickets.issue({
-        principal: { kind: p.kind, id: p.id },
-        server_id: server.id,
-        login: input.login,
-        // Redeeming it must act exactly as this caller does now: same roles, same user acted for.
-        ...scopeOf(p),
-      });
-      await audit.record({
-        type: 'access.allowed',
-        actor: actorOf(ctx),
-        target: { kind: 'server', id: server.id, name: server.name },
-        ...eventContext(ctx),
-        data: { login: input.login, via: 'ticket' },
-      });
+      const server = reachable(ctx.principal, 'server', input.server, [{ field: 'logins', value: input.login }]);
+      const target = { kind: 'server', id: server.id, name: server.name };
+      const grant = { server_id: server.id, login: input.login };
+      const { ticket, expiresAt } = await ticketFor(ctx, target, grant, { login: input.login });
       return { ticket, expiresAt, server };
     },
 
@@ -185,34 +209,16 @@ export function createSessionService(deps: {
      * reach now. The proxy checks the same decision again when the ticket is used.
      */
     async issueDbTicket(ctx: Ctx, input: { database: string; db_user: string; db_name: string }) {
-      const p = ctx.principal;
-      const byId = input.database.startsWith('db_')
-        ? deps.state.get<{ kind: string; name: string }>(keys.resource(input.database))?.value
-        : undefined;
-      const name = byId?.kind === 'database' ? byId.name : input.database;
-      const decision = deps.access.authorize(p, { kind: 'database', name }, [
+      const database = reachable(ctx.principal, 'database', input.database, [
         { field: 'db_users', value: input.db_user },
         { field: 'db_names', value: input.db_name },
       ]);
-      if (!decision.allowed) {
-        if (!decision.resource) throw notFound('database', input.database);
-        throw forbidden(decision.reason);
-      }
-      const database = decision.resource;
       if (database.protocol !== 'postgres') throw conflict(`${database.name} is not a PostgreSQL database`);
-      const { ticket, expiresAt } = await deps.tickets.issue({
-        principal: { kind: p.kind, id: p.id },
-        database_id: database.id,
-        login: input.db_user,
+      const target = { kind: 'database', id: database.id, name: database.name };
+      const grant = { database_id: database.id, login: input.db_user, db_name: input.db_name };
+      const { ticket, expiresAt } = await ticketFor(ctx, target, grant, {
+        db_user: input.db_user,
         db_name: input.db_name,
-        ...scopeOf(p),
-      });
-      await audit.record({
-        type: 'access.allowed',
-        actor: actorOf(ctx),
-        target: { kind: 'database', id: database.id, name: database.name },
-        ...eventContext(ctx),
-        data: { db_user: input.db_user, db_name: input.db_name, via: 'ticket' },
       });
       return { ticket, expiresAt, database };
     },
@@ -232,14 +238,7 @@ export function createSessionService(deps: {
         });
       }
       try {
-        await audit.record({
-          type: 'session.observed',
-          actor: actorOf(ctx),
-          target: record.resource,
-          session_id: record.id,
-          ...eventContext(ctx),
-          data: { principal: record.principal, login: record.login },
-        });
+        await sessionEvent(ctx, record, 'session.observed', { principal: record.principal, login: record.login });
       } catch (e) {
         tail.stop();
         throw e;
@@ -270,14 +269,7 @@ export function createSessionService(deps: {
           headers: { 'retry-after': '5' },
         });
       }
-      await audit.record({
-        type: 'recording.read',
-        actor: actorOf(ctx),
-        target: record.resource,
-        session_id: record.id,
-        ...eventContext(ctx),
-        data: { format, verified },
-      });
+      await sessionEvent(ctx, record, 'recording.read', { format, verified });
       return { record, body, verified };
     },
   };

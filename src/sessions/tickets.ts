@@ -39,6 +39,13 @@ export const ticketScope = (grant: TicketRecord): PrincipalScope => ({
 
 const ticketKey = (hash: string) => `tickets/${hash}`;
 const hashOf = (ticket: string) => createHash('sha256').update(ticket).digest('hex');
+/**
+ * The auth tier's own copy of a ticket's grant, under cluster/ (no proxy reads or writes it): what the
+ * credential issuer checks the ticket against when a door forwards it as its holder's proof
+ * (principal-proof.ts), after the door has redeemed (deleted) the ticket itself.
+ */
+export const ticketProofKey = (ticket: string) => `cluster/ticket-proofs/${hashOf(ticket)}`;
+const PROOF_GRACE_MS = 60_000;
 
 export type TicketService = ReturnType<typeof createTicketService>;
 
@@ -47,9 +54,15 @@ export function createTicketService(deps: { state: StateStore; clock: Clock }) {
     async issue(input: Omit<TicketRecord, 'expires_at'>): Promise<{ ticket: string; expiresAt: number }> {
       const ticket = `${TICKET_PREFIX}${randomBytes(32).toString('base64url')}`;
       const expiresAt = deps.clock() + TICKET_TTL_MS;
-      await deps.state.insert(ticketKey(hashOf(ticket)), { ...input, expires_at: expiresAt } satisfies TicketRecord, {
-        expiresAt,
-      });
+      const value = JSON.stringify({ ...input, expires_at: expiresAt } satisfies TicketRecord);
+      const key = ticketKey(hashOf(ticket));
+      await deps.state.write(
+        [{ key, is: 'absent' }],
+        [
+          { type: 'put', key, value, expiresAt },
+          { type: 'put', key: ticketProofKey(ticket), value, expiresAt: expiresAt + PROOF_GRACE_MS },
+        ],
+      );
       return { ticket, expiresAt };
     },
     /** The ticket's grant, consumed: a second use (or a use after 60 s) finds nothing. */

@@ -4,8 +4,9 @@
 // that token. The SSH proxy accepts such a certificate only while that token still stands: a logout
 // (the login revoked), a revoked key or a disabled principal refuses it at once, and sessions opened
 // with it carry the token as their origin, so the session guard ends them too.
-import { verify } from 'node:crypto';
-import type { Principal } from '../auth/principal.js';
+import { createHash, verify } from 'node:crypto';
+import type { AuditLog } from '../audit/audit-log.js';
+import { actorOf, eventContext, type Principal, type RequestContext } from '../auth/principal.js';
 import type { ResolvedToken } from '../auth/token-service.js';
 import { GatehouseError } from '../lib/errors.js';
 import type { UserCa } from './user-ca.js';
@@ -27,11 +28,13 @@ export type LoginCertificates = ReturnType<typeof createLoginCertificates>;
 export function createLoginCertificates(deps: {
   ca: UserCa;
   tokens: { resolveById(id: string): ResolvedToken };
+  audit: Pick<AuditLog, 'record'>;
   clock: () => number;
 }) {
   return {
     /** Certifies the caller's public key ("ssh-ed25519 AAAA… comment") until its access token expires. */
-    issue(principal: Principal, publicKeyLine: string): LoginCertificate {
+    async issue(ctx: RequestContext & { principal: Principal }, publicKeyLine: string): Promise<LoginCertificate> {
+      const principal = ctx.principal;
       const token = principal.token;
       if (!token?.expires_at)
         throw new GatehouseError('forbidden', 'only a login (a bearer access token) gets a certificate');
@@ -54,6 +57,18 @@ export function createLoginCertificates(deps: {
       } catch (e) {
         throw invalidKey((e as Error).message);
       }
+      // A credential that opens the SSH proxy: who got one, for which key, until when (never the certificate itself).
+      await deps.audit.record({
+        type: 'auth.ssh_certificate.issued',
+        actor: actorOf(ctx),
+        target: { kind: principal.kind, id: principal.id, name: principal.name },
+        ...eventContext(ctx),
+        data: {
+          key_id: keyId,
+          fingerprint: `SHA256:${createHash('sha256').update(blob).digest('base64').replace(/=+$/, '')}`,
+          valid_before: signed.validBefore.toISOString(),
+        },
+      });
       return {
         certificate: signed.certificate,
         key_id: keyId,

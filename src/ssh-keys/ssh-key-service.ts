@@ -1,7 +1,8 @@
 // SSH public keys of users and agents, for the SSH proxy to know who connects. A key (its wire-format
 // blob) identifies exactly one principal: an index key on its digest makes a second registration a
 // 409, and lets the proxy find the owner with one cache lookup. Only fingerprints reach events.
-import type { AuditLog } from '../audit/audit-log.js';
+
+import type { ServiceDeps } from '../audit/service-deps.js';
 import type { Covering } from '../auth/covering.js';
 import { actorOf, eventContext, type RequestContext } from '../auth/principal.js';
 import {
@@ -17,7 +18,7 @@ import {
 import { translateConflicts } from '../backend/conflicts.js';
 import type { StateStore } from '../backend/state.js';
 import type { Operation } from '../backend/types.js';
-import { type Clock, isoTime } from '../lib/clock.js';
+import { isoTime } from '../lib/clock.js';
 import { conflict, found, notFound } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { pageOfRecords } from '../lib/paging.js';
@@ -73,13 +74,12 @@ const EVENTS = {
 
 export type SshKeyService = ReturnType<typeof createSshKeyService>;
 
-export function createSshKeyService(deps: {
-  state: StateStore;
-  audit: AuditLog;
-  clock: Clock;
-  /** A key logs in as its principal: only someone who covers that principal may attach or remove one. */
-  covering: Pick<Covering, 'requirePrincipal'>;
-}) {
+export function createSshKeyService(
+  deps: ServiceDeps & {
+    /** A key logs in as its principal: only someone who covers that principal may attach or remove one. */
+    covering: Pick<Covering, 'requirePrincipal'>;
+  },
+) {
   const { state, audit, clock } = deps;
 
   const principalKey = (p: PrincipalRef) => (p.kind === 'user' ? keys.user(p.id) : keys.agent(p.id));

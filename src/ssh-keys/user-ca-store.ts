@@ -1,9 +1,9 @@
 // Gatehouse's SSH user CA: one ed25519 key for the whole cluster, sealed in the state backend so that
 // every instance signs with the same CA (the targets trust one line: GET /v1/auth/ssh-ca).
-import { awaitCached, type StateStore } from '../backend/state.js';
+import { awaitCached, insertOrTheirs, type StateStore } from '../backend/state.js';
 import { type Clock, isoTime } from '../lib/clock.js';
 import type { SecretBox } from '../lib/secret-box.js';
-import { createUserCa, generateUserCaKey, type UserCa } from './user-ca.js';
+import { createUserCa, generateUserCaKey, publicUserCa, type UserCa } from './user-ca.js';
 
 /** Which CA: the user CA targets trust, or the client CA whose certificates only the SSH proxy accepts. */
 export interface CaSlot {
@@ -44,12 +44,18 @@ export async function ensureUserCa(
       created_at: isoTime(deps.clock()),
     };
     // Another instance may have created it first: then theirs is the CA.
-    const won = await deps.state.insert(KEY, fresh).then(
-      () => true,
-      () => false,
-    );
-    record = won ? fresh : (await awaitCached<UserCaRecord>(deps.state, KEY))?.value;
+    record = await insertOrTheirs(deps.state, KEY, fresh);
     if (!record) throw new Error('the user CA exists in the backend but did not reach the cache');
   }
   return createUserCa(deps.box.open(record.private_sealed, CONTEXT));
+}
+
+/**
+ * The CA's public half, as a proxy without the seal key reads it (its record reaches proxies without
+ * the sealed private key: cluster/proxy-reads.ts); waits for the auth tier to have made it.
+ */
+export async function publicCa(state: StateStore, slot: CaSlot = USER_CA): Promise<UserCa> {
+  const record = (await awaitCached<Pick<UserCaRecord, 'public_key'>>(state, slot.key, 30_000))?.value;
+  if (!record) throw new Error(`the cluster has no ${slot.comment} yet: start an auth instance first (it creates it)`);
+  return publicUserCa(record.public_key);
 }

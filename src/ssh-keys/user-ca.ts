@@ -194,6 +194,27 @@ function checkIssueOptions(opts: IssueOptions): void {
   }
 }
 
+/**
+ * The CA as a proxy without the seal key knows it (issue 29): its public half only, which is all that
+ * verifying a certificate needs; signing is the auth tier's (sessions/upstream-credentials.ts).
+ */
+export function publicUserCa(publicKeyLine: string): UserCa {
+  const [type, data] = publicKeyLine.trim().split(/\s+/);
+  if (type !== BASE_TYPE || !data) throw new Error(`the CA's public key must be an ${BASE_TYPE} line`);
+  const refuse = (): never => {
+    throw new Error('this instance holds the CA’s public half only: the auth tier signs certificates');
+  };
+  return { publicKey: publicKeyLine, publicBlob: Buffer.from(data, 'base64'), issue: refuse, certify: refuse };
+}
+
+/** A key this process made, presented to ssh2 with a certificate signed for it elsewhere (the auth tier). */
+export function withCertificate(key: ParsedKey, certificateLine: string): ParsedKey {
+  const [type, data] = certificateLine.trim().split(/\s+/);
+  if (type !== CERT_TYPE || !data) throw new Error(`not an ${CERT_TYPE} certificate line`);
+  installCertificateAuth();
+  return certifiedKey(key, Buffer.from(data, 'base64'));
+}
+
 // ---------------------------------------------------------------------------------------------
 // ssh2 glue
 

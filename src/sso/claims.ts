@@ -6,11 +6,48 @@ import type { ClaimMapping } from './records.js';
 
 export type Claims = Record<string, unknown>;
 
-/** A claim's values as strings: a string, a number or boolean, or a list of those; nothing else. */
+const MAX_DEPTH = 8;
+const MAX_VALUES = 256;
+
+/**
+ * Where a claim lives. A name the claims hold as it is wins (providers namespace claims with URLs,
+ * which have dots: `https://example.com/groups`); otherwise a dotted name is a path into nested
+ * objects (Keycloak's `realm_access.roles`, `resource_access.gatehouse.roles`), and a list met on the
+ * way is walked element by element (`teams.name` over `[{"name": "a"}, {"name": "b"}]`). Own
+ * properties only: a path never reaches what an object inherits.
+ */
+function claimAt(claims: Claims, name: string): unknown[] {
+  if (Object.hasOwn(claims, name)) return [claims[name]];
+  const path = name.split('.');
+  if (path.length < 2 || path.length > MAX_DEPTH || path.some((p) => p === '')) return [];
+  let here: unknown[] = [claims];
+  for (const step of path) {
+    here = flatten(here).flatMap((node) =>
+      node !== null && typeof node === 'object' && !Array.isArray(node) && Object.hasOwn(node, step)
+        ? [(node as Record<string, unknown>)[step]]
+        : [],
+    );
+  }
+  return here;
+}
+
+/** Lists inside lists become one list (a bounded depth: a claim is data from outside). */
+function flatten(values: unknown[], depth = 0): unknown[] {
+  const out: unknown[] = [];
+  for (const v of values) {
+    if (Array.isArray(v) && depth < MAX_DEPTH) out.push(...flatten(v, depth + 1));
+    else if (!Array.isArray(v)) out.push(v);
+    if (out.length > MAX_VALUES) break;
+  }
+  return out.slice(0, MAX_VALUES);
+}
+
+/**
+ * A claim's values as strings: a string, a number or boolean, or a list of those (nested lists
+ * flattened), found by its name or a dotted path (claimAt); objects and empty values are dropped.
+ */
 export function claimValues(claims: Claims, name: string): string[] {
-  const raw = claims[name];
-  const list = Array.isArray(raw) ? raw : raw === undefined || raw === null ? [] : [raw];
-  return list
+  return flatten(claimAt(claims, name))
     .filter((v) => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean')
     .map(String)
     .filter((v) => v.length > 0 && v.length <= 256);

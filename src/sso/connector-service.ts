@@ -6,8 +6,12 @@ import type { AuditLog } from '../audit/audit-log.js';
 import type { EventType } from '../audit/catalogue.js';
 import type { Covering } from '../auth/covering.js';
 import type { PolicyResolver } from '../auth/policy-resolver.js';
+import { unlessChanged } from '../auth/preconditions.js';
 import { actorOf, eventContext, type RequestContext } from '../auth/principal.js';
-import { heldFoldedKey, nameConflicts, renameIndexKeys } from '../auth/unique-names.js';
+import { prefixes, type TokenRecord, type UserRecord } from '../auth/records.js';
+import type { TokenIndex } from '../auth/token-index.js';
+import type { TokenService } from '../auth/token-service.js';
+import { heldFoldedKey, insertNamed, nameConflicts, renameIndexKeys } from '../auth/unique-names.js';
 import { translateConflicts } from '../backend/conflicts.js';
 import type { StateStore } from '../backend/state.js';
 import { type Clock, isoTime } from '../lib/clock.js';
@@ -68,8 +72,24 @@ export function createConnectorService(deps: {
   box: SecretBox;
   covering: Pick<Covering, 'require'>;
   policies: Pick<PolicyResolver, 'roleByName'>;
+  tokens: Pick<TokenService, 'revokeKeys'>;
+  tokenIndex: Pick<TokenIndex, 'ofPrincipal'>;
 }) {
   const { state, audit, clock } = deps;
+
+  /**
+   * Ends every login the connector made (tokens carrying its name, pending ones included) when it is
+   * turned off or deleted: its users' API keys, if an administrator gave them any, are not its logins
+   * and go on. Answers how many tokens were revoked.
+   */
+  async function endLogins(c: ConnectorRecord): Promise<number> {
+    const tokenKeys = state
+      .list<UserRecord>(prefixes.users)
+      .filter((u) => u.value.auth === c.name)
+      .flatMap((u) => deps.tokenIndex.ofPrincipal(u.value.id))
+      .filter((k) => state.get<TokenRecord>(k)?.value.origin?.connector === c.name);
+    return deps.tokens.revokeKeys(tokenKeys, `single sign-on through ${c.name} was turned off`);
+  }
 
   /** A connector by id, or by name (the URLs people sign in through use the name). */
   function resolve(idOrName: string) {
@@ -153,6 +173,8 @@ export function createConnectorService(deps: {
   return {
     list: (): ConnectorRecord[] => state.list<ConnectorRecord>(ssoKeys.connectors).map((i) => i.value),
     get: (idOrName: string): ConnectorRecord => resolve(idOrName).value,
+    /** The stored connector with its revision (its ETag). */
+    getItem: (idOrName: string) => resolve(idOrName),
     /** The client secret, opened for the token request (never for an answer). */
     secretOf: (c: ConnectorRecord): string => deps.box.open(c.client_secret, c.id),
 
@@ -164,10 +186,7 @@ export function createConnectorService(deps: {
       const id = newId('connector', now);
       const connector = record(id, input, deps.box.seal(input.client_secret, id), isoTime(now), now);
       const index = { exact: ssoKeys.connectorName(input.name), folded: ssoKeys.connectorFoldedName(input.name) };
-      await translateConflicts(
-        () => state.insert(ssoKeys.connector(id), connector, { indexKeys: [index.exact, index.folded] }),
-        nameConflicts(state, 'a connector', input.name, index),
-      );
+      await insertNamed(state, 'a connector', ssoKeys.connector(id), connector, index);
       await event(ctx, 'auth.connector.created', connector);
       return connector;
     },
@@ -175,6 +194,7 @@ export function createConnectorService(deps: {
     /** Replaces a connector; the caller must cover what it gives now and what it would give. */
     async replace(ctx: RequestContext, idOrName: string, input: ConnectorInput): Promise<ConnectorRecord> {
       const item = resolve(idOrName);
+      unlessChanged(ctx, item, `connector ${item.value.name}`);
       const before = item.value;
       checked(input);
       await requireCovers(ctx, before.claims_to_roles, before.name, before.id);
@@ -192,12 +212,17 @@ export function createConnectorService(deps: {
           state.replace(item.key, item.revision, after, renameIndexKeys(state, item.key, indexOf(before.name), index)),
         nameConflicts(state, 'a connector', after.name, index),
       );
-      await event(ctx, 'auth.connector.updated', after, { secret_changed: input.client_secret !== undefined });
+      const ended = before.enabled && !after.enabled ? await endLogins(before) : 0;
+      await event(ctx, 'auth.connector.updated', after, {
+        secret_changed: input.client_secret !== undefined,
+        ...(ended > 0 ? { revoked_tokens: ended } : {}),
+      });
       return after;
     },
 
     async remove(ctx: RequestContext, idOrName: string): Promise<void> {
       const item = resolve(idOrName);
+      unlessChanged(ctx, item, `connector ${item.value.name}`);
       const c = item.value;
       await requireCovers(ctx, c.claims_to_roles, c.name, c.id);
       await translateConflicts(() =>
@@ -209,7 +234,8 @@ export function createConnectorService(deps: {
           ],
         }),
       );
-      await event(ctx, 'auth.connector.deleted', c);
+      const ended = await endLogins(c);
+      await event(ctx, 'auth.connector.deleted', c, ended > 0 ? { revoked_tokens: ended } : {});
     },
   };
 }

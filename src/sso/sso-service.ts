@@ -241,6 +241,9 @@ export function createSsoService(deps: {
           },
         );
       }
+      // Turned off while the provider answered: the connector's logins were just ended, this one too.
+      if (!deps.connectors.list().find((x) => x.id === c.id)?.enabled)
+        return refuse(ctx, new SsoRefusal('disabled', 'this single sign-on connector is turned off'), c.name);
       const user = await userFor(ctx, c, claims);
       return {
         user,

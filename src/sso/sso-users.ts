@@ -4,7 +4,7 @@
 // A name already held by a local user, or by another connector's user, is never taken over.
 import type { AuditLog } from '../audit/audit-log.js';
 import { keys, type UserRecord } from '../auth/records.js';
-import { nameConflicts } from '../auth/unique-names.js';
+import { insertNamed } from '../auth/unique-names.js';
 import { translateConflicts } from '../backend/conflicts.js';
 import type { StateStore } from '../backend/state.js';
 import { type Clock, isoTime } from '../lib/clock.js';
@@ -45,10 +45,7 @@ export function createProviderUsers(deps: { state: StateStore; audit: Pick<Audit
       updated_at: now,
     };
     const index = { exact: keys.userName(user.name), folded: keys.userFoldedName(user.name) };
-    await translateConflicts(
-      () => state.insert(keys.user(user.id), user, { indexKeys: [index.exact, index.folded] }),
-      nameConflicts(state, 'a user', user.name, index),
-    );
+    await insertNamed(state, 'a user', keys.user(user.id), user, index);
     await deps.audit.record({
       type: 'user.created',
       actor: actor(who.connector),

@@ -2,9 +2,10 @@
 // user revokes every token that came from it.
 
 import { type KillSwitch, onePerKey } from '../agents/kill-switch.js';
-import type { AuditLog } from '../audit/audit-log.js';
+import type { ServiceDeps } from '../audit/service-deps.js';
 import type { Covering } from '../auth/covering.js';
 import type { PolicyResolver } from '../auth/policy-resolver.js';
+import { unlessChanged } from '../auth/preconditions.js';
 import { actorOf, eventContext, type RequestContext } from '../auth/principal.js';
 import {
   type AgentRecord,
@@ -17,12 +18,11 @@ import {
 } from '../auth/records.js';
 import type { TokenIndex } from '../auth/token-index.js';
 import type { TokenService } from '../auth/token-service.js';
-import { heldFoldedKey, nameConflicts } from '../auth/unique-names.js';
+import { heldFoldedKey, insertNamed } from '../auth/unique-names.js';
 import { translateConflicts } from '../backend/conflicts.js';
-import type { StateStore } from '../backend/state.js';
 import type { Operation } from '../backend/types.js';
 import type { SessionBus } from '../cluster/session-bus.js';
-import { type Clock, isoTime } from '../lib/clock.js';
+import { isoTime } from '../lib/clock.js';
 import { conflict, found, invalidField, notFound } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { pageOfRecords } from '../lib/paging.js';
@@ -58,19 +58,18 @@ export const toApiKeyResponse = (k: ApiKeyRecord) => ({
 
 export type UserService = ReturnType<typeof createUserService>;
 
-export function createUserService(deps: {
-  state: StateStore;
-  audit: AuditLog;
-  clock: Clock;
-  tokens: Pick<TokenService, 'revokeKeys'>;
-  tokenIndex: TokenIndex;
-  policies: Pick<PolicyResolver, 'roleByName'>;
-  covering: Pick<Covering, 'require' | 'requirePrincipal' | 'userGrant'>;
-  /** Deleting a user revokes the agents they own, in the same write. */
-  killSwitch: Pick<KillSwitch, 'plan' | 'confirmEnded'>;
-  /** Asks the proxies holding the user's sessions to end them, and hears which did. */
-  sessions: Pick<SessionBus, 'confirmEnded'>;
-}) {
+export function createUserService(
+  deps: ServiceDeps & {
+    tokens: Pick<TokenService, 'revokeKeys'>;
+    tokenIndex: TokenIndex;
+    policies: Pick<PolicyResolver, 'roleByName'>;
+    covering: Pick<Covering, 'require' | 'requirePrincipal' | 'userGrant'>;
+    /** Deleting a user revokes the agents they own, in the same write. */
+    killSwitch: Pick<KillSwitch, 'plan' | 'confirmEnded'>;
+    /** Asks the proxies holding the user's sessions to end them, and hears which did. */
+    sessions: Pick<SessionBus, 'confirmEnded'>;
+  },
+) {
   const { state, audit, clock } = deps;
 
   const findItem = (id: string) => found(state.get<UserRecord>(keys.user(id)), 'user', id);
@@ -123,6 +122,14 @@ export function createUserService(deps: {
     return { record, secret };
   }
 
+  /** An event the caller caused on one user (created, changed, deleted, an API key made or removed). */
+  const userEvent = (
+    ctx: RequestContext,
+    type: Parameters<typeof audit.record>[0]['type'],
+    target: { id: string; name: string },
+    data: Record<string, unknown>,
+  ) => audit.record({ type, actor: actorOf(ctx), target: { kind: 'user', ...target }, ...eventContext(ctx), data });
+
   return {
     list(q: { page: number; per_page: number; name?: string; role?: string }) {
       const filtered = q.name !== undefined || q.role !== undefined;
@@ -136,6 +143,8 @@ export function createUserService(deps: {
     },
 
     get: find,
+    /** The stored user with its revision (its ETag). */
+    getItem: findItem,
 
     /**
      * Break-glass only (`gatehouse admin reset`, which records `system.admin_reset` for it): makes
@@ -175,17 +184,8 @@ export function createUserService(deps: {
         updated_at: now,
       };
       const index = { exact: keys.userName(user.name), folded: keys.userFoldedName(user.name) };
-      await translateConflicts(
-        () => state.insert(keys.user(user.id), user, { indexKeys: [index.exact, index.folded] }),
-        nameConflicts(state, 'a user', user.name, index),
-      );
-      await audit.record({
-        type: 'user.created',
-        actor: actorOf(ctx),
-        target: { kind: 'user', id: user.id, name: user.name },
-        ...eventContext(ctx),
-        data: { roles: user.roles },
-      });
+      await insertNamed(state, 'a user', keys.user(user.id), user, index);
+      await userEvent(ctx, 'user.created', { id: user.id, name: user.name }, { roles: user.roles });
       return user;
     },
 
@@ -196,6 +196,7 @@ export function createUserService(deps: {
      */
     async update(ctx: RequestContext, id: string, patch: { roles?: string[]; traits?: UserRecord['traits'] }) {
       const item = findItem(id);
+      unlessChanged(ctx, item, `user ${item.value.name}`);
       const before = item.value;
       if (patch.roles) checkRolesExist(patch.roles);
       const after: UserRecord = {
@@ -230,16 +231,15 @@ export function createUserService(deps: {
       }
       const user = { ...after, updated_at: isoTime(clock()) };
       await translateConflicts(() => state.replace(item.key, item.revision, user));
-      await audit.record({
-        type: 'user.updated',
-        actor: actorOf(ctx),
-        target: { kind: 'user', id, name: user.name },
-        ...eventContext(ctx),
-        data: {
+      await userEvent(
+        ctx,
+        'user.updated',
+        { id, name: user.name },
+        {
           changed,
           ...(changed.includes('roles') ? { roles: user.roles, previous_roles: before.roles } : {}),
         },
-      });
+      );
       return user;
     },
 
@@ -249,6 +249,7 @@ export function createUserService(deps: {
       id: string,
     ): Promise<{ id: string; ended_sessions: string[]; confirmed_ended_sessions: string[] }> {
       const item = findItem(id);
+      unlessChanged(ctx, item, `user ${item.value.name}`);
       const user = item.value;
       if (ctx.principal?.kind === 'user' && ctx.principal.id === id) {
         throw conflict('you cannot delete yourself; ask another administrator');
@@ -330,19 +331,18 @@ export function createUserService(deps: {
           })),
         );
       }
-      await audit.record({
-        type: 'user.deleted',
-        actor: actorOf(ctx),
-        target: { kind: 'user', id, name: user.name },
-        ...eventContext(ctx),
-        data: {
+      await userEvent(
+        ctx,
+        'user.deleted',
+        { id, name: user.name },
+        {
           deleted_api_keys: apiKeys.length,
           deleted_ssh_keys: sshKeyOps.length / 2,
           revoked_tokens: revoked,
           revoked_agents: kills.map((k) => k.agent.id),
           ended_sessions: own.ids,
         },
-      });
+      );
       if (own.ids.length > 0) {
         await audit.record(
           ...own.ids.map((sessionId) => ({
@@ -374,13 +374,12 @@ export function createUserService(deps: {
         `create an API key for user ${user.name}`,
       );
       const { record, secret } = await insertApiKey({ kind: 'user', id: userId }, input, ctx);
-      await audit.record({
-        type: 'user.api_key.created',
-        actor: actorOf(ctx),
-        target: { kind: 'user', id: userId, name: user.name },
-        ...eventContext(ctx),
-        data: { api_key_id: record.id, name: record.name, expires_at: record.expires_at ?? null },
-      });
+      await userEvent(
+        ctx,
+        'user.api_key.created',
+        { id: userId, name: user.name },
+        { api_key_id: record.id, name: record.name, expires_at: record.expires_at ?? null },
+      );
       return { ...toApiKeyResponse(record), api_key: secret };
     },
 
@@ -400,13 +399,12 @@ export function createUserService(deps: {
         state.remove(item.key, { revision: item.revision, indexKeys: [keys.apiKeyHash(item.value.hash)] }),
       );
       const revoked = await deps.tokens.revokeKeys(deps.tokenIndex.ofApiKey(keyId));
-      await audit.record({
-        type: 'user.api_key.deleted',
-        actor: actorOf(ctx),
-        target: { kind: 'user', id: userId, name: user.name },
-        ...eventContext(ctx),
-        data: { api_key_id: keyId, revoked_tokens: revoked },
-      });
+      await userEvent(
+        ctx,
+        'user.api_key.deleted',
+        { id: userId, name: user.name },
+        { api_key_id: keyId, revoked_tokens: revoked },
+      );
     },
   };
 }

@@ -3,8 +3,9 @@
 import type { AuditLog } from '../audit/audit-log.js';
 import { EVENT_TYPES } from '../audit/catalogue.js';
 import type { Covering } from '../auth/covering.js';
+import { unlessChanged } from '../auth/preconditions.js';
 import { actorOf, eventContext, type Principal, type RequestContext } from '../auth/principal.js';
-import { heldFoldedKey, nameConflicts } from '../auth/unique-names.js';
+import { heldFoldedKey, insertNamed } from '../auth/unique-names.js';
 import { translateConflicts } from '../backend/conflicts.js';
 import type { StateStore } from '../backend/state.js';
 import { type Clock, isoTime } from '../lib/clock.js';
@@ -21,6 +22,14 @@ export interface CreateWebhookInput {
   url: string;
   event_types: string[];
   description?: string;
+}
+
+/** What PATCH may change; the name and the signing secret stay. */
+export interface WebhookPatch {
+  url?: string;
+  event_types?: string[];
+  description?: string;
+  status?: WebhookRecord['status'];
 }
 
 export const toWebhookResponse = (w: WebhookRecord) => ({
@@ -88,6 +97,15 @@ export function createWebhookService(deps: {
   const findItem = (id: string) => found(state.get<WebhookRecord>(webhookKeys.webhook(id)), 'webhook', id);
   const find = (id: string): WebhookRecord => findItem(id).value;
 
+  /** A webhook is a feed of audit events: whoever points one somewhere must be able to read them. */
+  const requireEventsReadable = (ctx: RequestContext, name: string, what: string) =>
+    deps.covering.require(
+      ctx,
+      { roles: [{ name: '(webhook)', allow: { rules: [{ resources: ['events'], verbs: ['list', 'read'] }] } }] },
+      { kind: 'webhook', name },
+      what,
+    );
+
   return {
     list(q: { page: number; per_page: number; status?: WebhookRecord['status'] }) {
       const all = state
@@ -98,16 +116,12 @@ export function createWebhookService(deps: {
     },
 
     get: find,
+    /** The stored webhook with its revision (its ETag). */
+    getItem: findItem,
 
     /** Creates the webhook; the secret in the answer is the only copy that ever leaves the server. */
     async create(ctx: RequestContext, input: CreateWebhookInput): Promise<{ webhook: WebhookRecord; secret: string }> {
-      // A webhook is a feed of audit events: whoever creates one must be able to read them.
-      await deps.covering.require(
-        ctx,
-        { roles: [{ name: '(webhook)', allow: { rules: [{ resources: ['events'], verbs: ['list', 'read'] }] } }] },
-        { kind: 'webhook', name: input.name },
-        `create webhook ${input.name}, which would send you audit events`,
-      );
+      await requireEventsReadable(ctx, input.name, `create webhook ${input.name}, which would send you audit events`);
       const verdict = checkWebhookUrl(input.url, deps.policy);
       if (!verdict.ok) throw invalidField('/body/url', `the URL ${verdict.reason}`);
       const eventTypes = checkEventTypes(input.event_types);
@@ -128,10 +142,7 @@ export function createWebhookService(deps: {
         ...(ctx.principal ? { created_by: creatorRecord(ctx.principal) } : {}),
       };
       const index = { exact: webhookKeys.name(webhook.name), folded: webhookKeys.foldedName(webhook.name) };
-      await translateConflicts(
-        () => state.insert(webhookKeys.webhook(id), webhook, { indexKeys: [index.exact, index.folded] }),
-        nameConflicts(state, 'a webhook', webhook.name, index),
-      );
+      await insertNamed(state, 'a webhook', webhookKeys.webhook(id), webhook, index);
       await audit.record({
         type: 'webhook.created',
         actor: actorOf(ctx),
@@ -143,9 +154,71 @@ export function createWebhookService(deps: {
       return { webhook, secret };
     },
 
+    /**
+     * Changes the URL, event types, description or status. Sending the feed somewhere else, widening
+     * or changing what it carries, or turning it back on is the same grant as creating it: the caller
+     * must read audit events, and becomes the one whose right the webhook lives on (created_by).
+     * Turning it off or changing its description needs no such right. Back on, its failure count
+     * starts again.
+     */
+    async update(ctx: RequestContext, id: string, patch: WebhookPatch): Promise<WebhookRecord> {
+      const item = findItem(id);
+      unlessChanged(ctx, item, `webhook ${item.value.name}`);
+      const was = item.value;
+      const url = patch.url === undefined ? undefined : checkWebhookUrl(patch.url, deps.policy);
+      if (url && !url.ok) throw invalidField('/body/url', `the URL ${url.reason}`);
+      const eventTypes = patch.event_types === undefined ? undefined : checkEventTypes(patch.event_types);
+      const changed: string[] = [];
+      if (url?.ok && url.url.href !== was.url) changed.push('url');
+      if (eventTypes && JSON.stringify(eventTypes) !== JSON.stringify(was.event_types)) changed.push('event_types');
+      if (patch.description !== undefined && patch.description !== was.description) changed.push('description');
+      if (patch.status !== undefined && patch.status !== was.status) changed.push('status');
+      if (changed.length === 0) return was;
+      const feeds =
+        changed.some((f) => f === 'url' || f === 'event_types') ||
+        (changed.includes('status') && patch.status === 'active');
+      if (feeds)
+        await requireEventsReadable(ctx, was.name, `change webhook ${was.name}, which would send you audit events`);
+      const now = isoTime(clock());
+      const next: WebhookRecord = {
+        ...was,
+        ...(url?.ok ? { url: url.url.href } : {}),
+        ...(eventTypes ? { event_types: eventTypes } : {}),
+        ...(patch.description !== undefined ? { description: patch.description } : {}),
+        ...(patch.status !== undefined ? { status: patch.status } : {}),
+        ...(feeds && ctx.principal ? { created_by: creatorRecord(ctx.principal) } : {}),
+        updated_at: now,
+      };
+      if (changed.includes('status') && patch.status === 'active') {
+        next.consecutive_failures = 0;
+        delete next.disabled_at;
+      }
+      await translateConflicts(() =>
+        state.write(
+          [{ key: item.key, revision: item.revision }],
+          [{ type: 'put', key: item.key, value: JSON.stringify(next) }],
+        ),
+      );
+      await audit.record({
+        type: 'webhook.updated',
+        actor: actorOf(ctx),
+        target: { kind: 'webhook', id, name: was.name },
+        ...eventContext(ctx),
+        // The origin only, as at creation: a URL's path or query may itself carry a token.
+        data: {
+          changed,
+          ...(changed.includes('url') && url?.ok ? { url_origin: url.url.origin } : {}),
+          ...(changed.includes('event_types') ? { event_types: next.event_types } : {}),
+          ...(changed.includes('status') ? { status: next.status } : {}),
+        },
+      });
+      return next;
+    },
+
     /** Deletes the webhook and its delivery records; attempts not yet made are not made. */
     async remove(ctx: RequestContext, id: string): Promise<void> {
       const item = findItem(id);
+      unlessChanged(ctx, item, `webhook ${item.value.name}`);
       const deliveries = state.list(webhookKeys.deliveries(id));
       await translateConflicts(() =>
         state.write(

@@ -79,8 +79,10 @@ export async function startTestApp(): Promise<TestApp> {
   });
   const wss = new WebSocketServer({ server });
   wss.on('connection', (socket, req) => {
-    void record('WEBSOCKET', req.url ?? '', req.headers);
-    socket.on('message', (data) => socket.send(`echo: ${data.toString()}`));
+    // Echo only once the upgrade is recorded (its JWT verified, which may fetch the JWKS): a test
+    // that reads `seen` after the echo must find it there (it raced and failed under load).
+    const recorded = record('WEBSOCKET', req.url ?? '', req.headers);
+    socket.on('message', (data) => void recorded.then(() => socket.send(`echo: ${data.toString()}`)));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;

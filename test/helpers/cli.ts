@@ -2,7 +2,7 @@
 // asynchronously so the servers this test process hosts keep answering), with HOME and
 // GATEHOUSE_HOME in a temporary folder of its own.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -54,4 +54,21 @@ export function cliHome(): CliHome {
     spawn: (args, opts = {}) => start(args, opts.env),
     remove: () => rmSync(dir, { recursive: true, force: true }),
   };
+}
+
+/** The pid of a child of `parent` whose command is `comm` (ssh, psql), once it runs. */
+export async function childNamed(parent: number, comm: string, waitMs = 30_000): Promise<number> {
+  for (const end = Date.now() + waitMs; Date.now() < end; await new Promise((r) => setTimeout(r, 100))) {
+    for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+        // pid (comm) state ppid …: comm may hold spaces, so read after its closing parenthesis.
+        const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+        if (ppid === parent && stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) === comm) return Number(pid);
+      } catch {
+        // gone meanwhile
+      }
+    }
+  }
+  throw new Error(`no ${comm} child of ${parent} within ${waitMs} ms`);
 }

@@ -82,6 +82,20 @@ export async function startOidcProvider(opts: {
   };
 }
 
+/** A provider whose client redirects to this Gatehouse's SSO callback (at `localhost`, as a browser would use it). */
+export function providerForGatehouse(webUrl: string | undefined, accounts: Record<string, TestAccount>) {
+  const redirectUri = new URL('/webapi/sso/callback', webUrl?.replace('127.0.0.1', 'localhost'));
+  return startOidcProvider({ redirectUris: [redirectUri.href], accounts });
+}
+
+/** The connector fields that name the provider and its client: `{ kind, issuer, client_id, client_secret }`. */
+export const providerFields = (p: TestProvider) => ({
+  kind: 'oidc',
+  issuer: p.issuer,
+  client_id: p.clientId,
+  client_secret: p.clientSecret,
+});
+
 /** A cookie jar per host, enough for a sign-in over fetch (attributes are not enforced). */
 export class CookieJar {
   private readonly jars = new Map<string, Map<string, string>>();

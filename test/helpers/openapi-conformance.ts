@@ -36,7 +36,14 @@ const TRANSPORT = new Set([
   'allow',
   'gatehouse-replica-lag',
 ]);
-const DECLARED_WHEN_SENT = ['location', 'www-authenticate', 'retry-after', 'ratelimit-limit', 'ratelimit-reset'];
+const DECLARED_WHEN_SENT = [
+  'etag',
+  'location',
+  'www-authenticate',
+  'retry-after',
+  'ratelimit-limit',
+  'ratelimit-reset',
+];
 
 export function openApiChecker(doc: Doc) {
   const ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false });

@@ -113,9 +113,9 @@ export interface Targets {
 }
 
 /** Registers web-1 (a new sshd), pg (the machine's PostgreSQL) and a fake cluster, and user `door` reaching all three. */
-export async function provisionTargets(gh: { url: string }): Promise<Targets> {
+export async function provisionTargets(gh: { url: string; apiKey?: string }): Promise<Targets> {
   const dir = mkdtempSync(join(tmpdir(), 'gatehouse-targets-'));
-  const login = await api(gh.url, 'POST', '/v1/auth/token', { body: { api_key: BOOTSTRAP_KEY } });
+  const login = await api(gh.url, 'POST', '/v1/auth/token', { body: { api_key: gh.apiKey ?? BOOTSTRAP_KEY } });
   assert.equal(login.status, 200, login.text);
   const adminToken = login.json.access_token as string;
   const admin = (method: string, path: string, body?: unknown) =>

@@ -22,8 +22,8 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: `${SHOTS}${name}.png`, fullPage: true });
 }
 
-export async function signIn(page: Page, credential = env.adminKey(), path = '/'): Promise<void> {
-  await page.goto(`${env.web()}${path}`);
+export async function signIn(page: Page, credential = env.adminKey(), path = '/', origin = env.web()): Promise<void> {
+  await page.goto(`${origin}${path}`);
   await page.getByLabel('API key or access token').fill(credential);
   await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await expect(page.getByText('Signed in as')).toBeVisible();
@@ -77,4 +77,22 @@ export async function userWithRoles(name: string, roles: string[]): Promise<{ id
   if (user.status !== 201) throw new Error(`user ${name}: ${user.status} ${user.text}`);
   const key = await adminApi('POST', `/v1/users/${user.json.id}/api-keys`, { name: 'e2e' });
   return { id: user.json.id, key: key.json.api_key };
+}
+
+/** A platform authenticator that keeps passkeys and verifies the user, on this page. */
+export async function virtualAuthenticator(page: Page) {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('WebAuthn.enable');
+  const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
+    options: {
+      protocol: 'ctap2',
+      transport: 'internal',
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+    },
+  });
+  return {
+    credentials: async () => (await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials,
+  };
 }

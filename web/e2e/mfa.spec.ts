@@ -3,27 +3,9 @@
 // http://localhost:<port> — the relying party's host (web_public_url's default); an IP address
 // cannot be a WebAuthn relying-party id.
 import type { Page } from '@playwright/test';
-import { adminApi, env, expect, screenshot, test, userWithRoles } from './fixtures.js';
+import { adminApi, env, expect, screenshot, test, userWithRoles, virtualAuthenticator } from './fixtures.js';
 
 const web = () => env.web().replace('://127.0.0.1:', '://localhost:');
-
-/** A platform authenticator that keeps passkeys and verifies the user, on this page. */
-async function virtualAuthenticator(page: Page) {
-  const cdp = await page.context().newCDPSession(page);
-  await cdp.send('WebAuthn.enable');
-  const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: {
-      protocol: 'ctap2',
-      transport: 'internal',
-      hasResidentKey: true,
-      hasUserVerification: true,
-      isUserVerified: true,
-    },
-  });
-  return {
-    credentials: async () => (await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials,
-  };
-}
 
 async function firstFactor(page: Page, key: string) {
   await page.goto(`${web()}/login`);

@@ -21,7 +21,12 @@ test.beforeAll(async () => {
   expect(role.status, role.text).toBe(201);
   alice = await userWithRoles('alice-profile', ['profile-dev']);
 });
-test.afterAll(() => rmSync(dir, { recursive: true, force: true }));
+test.afterAll(async () => {
+  rmSync(dir, { recursive: true, force: true });
+  // The browser specs share one Gatehouse: leave it as found.
+  if (alice) await adminApi('DELETE', `/v1/users/${alice.id}`);
+  await adminApi('DELETE', '/v1/roles/profile-dev');
+});
 
 const sshAsAlice = (identityFile: string) =>
   sshExec('echo connected as $(whoami)', { port: env.sshPort(), user: `${env.sshLogin()}@web-1`, identityFile });
@@ -76,4 +81,55 @@ test('alice creates an API key of her own (shown once, it signs in) and revokes 
   await page.getByRole('button', { name: 'Delete key cli' }).click();
   await page.getByRole('button', { name: 'Delete it' }).click();
   await expect(page.getByRole('table', { name: 'API keys' }).getByText('cli')).toHaveCount(0);
+});
+
+test('alice sees her logins and her security keys on her profile, ends another login, then signs out everywhere', async ({
+  page,
+  browser,
+}) => {
+  // The earlier tests' logins of hers are ended first (through the API), so the page lists this test's.
+  const earlier = await adminApi('POST', '/v1/auth/token', { api_key: alice.key });
+  const cleared = await fetch(`${env.auth()}/v1/users/me/logins`, {
+    method: 'DELETE',
+    headers: { authorization: `Bearer ${earlier.json.access_token}` },
+  });
+  expect(cleared.status).toBe(204);
+  // A login of hers through the API (as the command line makes one): it works before, not after.
+  const apiLogin = await adminApi('POST', '/v1/auth/token', { api_key: alice.key });
+  const whoami = () =>
+    fetch(`${env.auth()}/v1/auth/whoami`, { headers: { authorization: `Bearer ${apiLogin.json.access_token}` } });
+  expect((await whoami()).status).toBe(200);
+
+  const other = await browser.newPage();
+  await signIn(other, alice.key, '/profile');
+  await signIn(page, alice.key, '/profile');
+  await expect(page.getByRole('heading', { name: 'Security keys' })).toBeVisible();
+  const logins = page.getByRole('table', { name: 'Your logins' });
+  await expect(logins.getByRole('row', { name: /console/ })).toHaveCount(2);
+  await expect(logins.getByRole('row', { name: /API or command line/ })).toHaveCount(1);
+  await expect(logins.getByRole('row', { name: /this one/ })).toHaveCount(1);
+  await expect(logins.getByRole('row', { name: /this one/ })).toContainText('127.0.0.1');
+  await screenshot(page, 'profile-logins');
+
+  // End the other console login (not this one): that page is signed out at its next request.
+  const otherRow = logins.getByRole('row', { name: /console/ }).filter({ hasNotText: 'this one' });
+  await otherRow.getByRole('button', { name: 'End this login' }).click();
+  await page.getByRole('button', { name: 'End it' }).click();
+  await expect(logins.getByRole('row', { name: /console/ })).toHaveCount(1);
+  await other.goto(`${env.web()}/profile`);
+  await expect(other.getByLabel('API key or access token')).toBeVisible();
+  await other.close();
+  expect((await whoami()).status, 'her API login goes on').toBe(200);
+
+  await page.getByRole('button', { name: 'Sign out everywhere' }).click();
+  await page.getByRole('button', { name: 'Sign out of every login' }).click();
+  await expect(page.getByLabel('API key or access token')).toBeVisible();
+  expect((await whoami()).status, 'signing out everywhere ended the API login too').toBe(401);
+  const revoked = await adminApi('GET', '/v1/audit/events?type=auth.token.revoked&per_page=20');
+  expect(
+    revoked.json.events.some(
+      (e: { actor?: { name?: string }; data?: { scope?: string } }) =>
+        e.actor?.name === 'alice-profile' && e.data?.scope === 'all',
+    ),
+  ).toBe(true);
 });

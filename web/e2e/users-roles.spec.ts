@@ -1,6 +1,6 @@
 import { adminApi, env, expect, screenshot, signIn, test, userWithRoles } from './fixtures.js';
 
-test('role editor: the API refuses a bad verb and a bad TTL at their fields; the fixed role saves', async ({
+test('role editor: verbs, collections, kinds and logins are tokens; a verb not offered is refused at its picker, a bad TTL by the API at its field; the fixed role saves', async ({
   page,
 }) => {
   await signIn(page, env.adminKey(), '/roles');
@@ -9,27 +9,34 @@ test('role editor: the API refuses a bad verb and a bad TTL at their fields; the
   await page.getByRole('link', { name: 'Create a role' }).click();
   const form = page.getByRole('form', { name: 'Role' });
   await form.getByLabel('Role name').fill('dev-ssh');
-  await form.getByLabel('Allow rule 1 collections').fill('sessions, recordings');
-  await form.getByLabel('Allow rule 1 verbs').fill('list, fly');
+  await form.getByLabel('Allow rule 1 collections', { exact: true }).fill('sessions, recordings');
+  const verbs = form.getByLabel('Allow rule 1 verbs', { exact: true });
+  await verbs.fill('list, fly');
+  await verbs.blur();
+  // The picker offers the allowed verbs only: 'fly' is refused before anything is sent.
+  await expect(verbs).toHaveAttribute('aria-invalid', 'true');
+  await expect(verbs).toHaveAccessibleDescription(/fly: not one of list, read, create, update, delete/);
+  await verbs.fill('list, read');
+  await verbs.blur();
+  await expect(form.getByRole('button', { name: 'Remove Allow rule 1 verbs read' })).toBeVisible();
+  await expect(verbs).not.toHaveAttribute('aria-invalid', 'true');
   await form.getByRole('button', { name: 'Add allow selector' }).click();
-  await form.getByLabel('Allow selector 1 kinds').fill('server');
+  await form.getByLabel('Allow selector 1 kinds', { exact: true }).fill('server');
   await form.getByLabel('Allow selector 1 labels').fill('env=dev');
-  await form.getByLabel('Allow logins').fill('ubuntu');
+  await form.getByLabel('Allow logins', { exact: true }).fill('ubuntu');
   await form.getByLabel('Maximum session length').fill('eight hours');
   await form.getByRole('button', { name: 'Create role' }).click();
 
-  await expect(form.getByLabel('Allow rule 1 verbs')).toHaveAttribute('aria-invalid', 'true');
-  await expect(form.getByLabel('Allow rule 1 verbs')).toHaveAccessibleDescription(
-    /must be one of: list, read, create, update, delete/,
-  );
   await expect(form.getByLabel('Maximum session length')).toHaveAttribute('aria-invalid', 'true');
   // Positive control: the fields the API did not name are not marked.
-  await expect(form.getByLabel('Allow rule 1 collections')).not.toHaveAttribute('aria-invalid', 'true');
+  await expect(form.getByLabel('Allow rule 1 collections', { exact: true })).not.toHaveAttribute(
+    'aria-invalid',
+    'true',
+  );
   await expect(form.getByLabel('Role name')).not.toHaveAttribute('aria-invalid', 'true');
   await expect(page.getByText('Not saved: see the fields marked')).toBeVisible();
   await screenshot(page, 'role-editor-errors');
 
-  await form.getByLabel('Allow rule 1 verbs').fill('list, read');
   await form.getByLabel('Maximum session length').fill('8h');
   await form.getByRole('button', { name: 'Create role' }).click();
   await expect(page.getByRole('heading', { name: 'Role dev-ssh' })).toBeVisible();
@@ -66,10 +73,12 @@ test('users: create with roles and logins, edit the roles, an API key shown once
   // Edit roles: an unknown role is refused at the field; a real one is saved.
   await page.getByRole('button', { name: 'Edit roles and logins' }).click();
   const edit = page.getByRole('form', { name: 'Edit user' });
-  await edit.getByLabel('Roles').fill('auditor, no-such-role');
+  await edit.getByRole('combobox', { name: 'Roles' }).fill('no-such-role');
   await edit.getByRole('button', { name: 'Save changes' }).click();
-  await expect(edit.getByLabel('Roles')).toHaveAccessibleDescription(/no-such-role/);
-  await edit.getByLabel('Roles').fill('auditor, access');
+  await expect(edit.getByRole('combobox', { name: 'Roles' })).toHaveAccessibleDescription(/no-such-role/);
+  // Roles are picked as tokens: the refused one is removed by its chip, then another is added.
+  await edit.getByRole('button', { name: 'Remove Roles no-such-role' }).click();
+  await edit.getByRole('combobox', { name: 'Roles' }).fill('access');
   await edit.getByRole('button', { name: 'Save changes' }).click();
   await expect(edit).toHaveCount(0);
   await expect(page.getByText('auditor, access')).toBeVisible();
@@ -162,4 +171,47 @@ test('role editor: the YAML view shows the role as the API has it, and a change 
   await yaml.fill('name: [unclosed');
   await page.getByRole('button', { name: 'Save YAML' }).click();
   await expect(page.getByRole('alert').filter({ hasText: 'not YAML' })).toBeVisible();
+});
+
+test('role editor: a save names the version it was opened on; someone else’s change meanwhile is not overwritten', async ({
+  page,
+}) => {
+  const created = await adminApi('POST', '/v1/roles', { name: 'etag-role', description: 'first', allow: {} });
+  expect(created.status, created.text).toBe(201);
+  await signIn(page, env.adminKey(), `/roles/${created.json.id}`);
+  const form = page.getByRole('form', { name: 'Role' });
+  const description = form.getByLabel('Description', { exact: true });
+  await expect(description).toHaveValue('first');
+
+  // Positive control: two saves in a row from the same page both land (each names the version the
+  // one before it made).
+  await description.fill('second');
+  await form.getByRole('button', { name: 'Save role' }).click();
+  await expect(page.getByText('Saved.')).toBeVisible();
+  await description.fill('third');
+  await form.getByRole('button', { name: 'Save role' }).click();
+  await expect(page.getByText('Saved.')).toBeVisible();
+  await expect.poll(async () => (await adminApi('GET', '/v1/roles/etag-role')).json.description).toBe('third');
+
+  // Someone else changes the role while the page is open: this page's save is refused, theirs stands.
+  const theirs = (await adminApi('GET', '/v1/roles/etag-role')).json;
+  const put = await adminApi('PUT', `/v1/roles/${created.json.id}`, {
+    name: 'etag-role',
+    description: 'by someone else',
+    allow: theirs.allow,
+  });
+  expect(put.status, put.text).toBe(200);
+  await description.fill('mine');
+  await form.getByRole('button', { name: 'Save role' }).click();
+  await expect(page.getByRole('alert').filter({ hasText: 'Someone changed this since you opened it' })).toBeVisible();
+  expect((await adminApi('GET', '/v1/roles/etag-role')).json.description).toBe('by someone else');
+  await screenshot(page, 'role-editor-conflict');
+
+  // Reloaded, the page shows their change and a save lands.
+  await page.reload();
+  await expect(description).toHaveValue('by someone else');
+  await description.fill('mine, after reading theirs');
+  await form.getByRole('button', { name: 'Save role' }).click();
+  await expect(page.getByText('Saved.')).toBeVisible();
+  expect((await adminApi('GET', '/v1/roles/etag-role')).json.description).toBe('mine, after reading theirs');
 });

@@ -3,9 +3,13 @@
 // serves both (the declared permission is only "authenticated").
 import type { EffectiveAccess as Access, EffectiveAccessService } from '../../access/effective-access.js';
 import type { AgentService } from '../../agents/agent-service.js';
+import type { Apps } from '../../apps/apps.js';
 import type { Principal } from '../../auth/principal.js';
+import { keys } from '../../auth/records.js';
+import type { StateStore } from '../../backend/state.js';
 import type { Kubeconfigs } from '../../kube/kubeconfig.js';
 import { GatehouseError } from '../../lib/errors.js';
+import { mcpUrlOf, type ResourceRecord } from '../../resources/resource-service.js';
 import type { UserService } from '../../users/user-service.js';
 import type { App } from '../app-types.js';
 import { declareRoutes } from '../declare-routes.js';
@@ -30,9 +34,23 @@ export function accessRoutes(
     sshEndpoint: () => Endpoint | undefined;
     dbEndpoint: () => Endpoint | undefined;
     kubeconfigs: Pick<Kubeconfigs, 'endpoint'>;
+    state: Pick<StateStore, 'get'>;
+    apps: Pick<Apps, 'addressing'>;
   },
 ): void {
   const { users, agents } = deps;
+  // An app's public_url (and an MCP app's mcp_url) from the addressing the app door matches hosts
+  // with (src/apps/app-addressing.ts), as /v1/resources answers it: Launch opens what the door serves.
+  const withUrls = (r: Access['resources'][number]) => {
+    const record = r.kind === 'app' ? deps.state.get<ResourceRecord>(keys.resource(r.id))?.value : undefined;
+    const publicUrl = record && deps.apps.addressing.publicUrlOf(record);
+    if (!record || publicUrl === undefined) return r;
+    return {
+      ...r,
+      public_url: publicUrl,
+      ...(record.protocol === 'mcp' ? { mcp_url: mcpUrlOf(publicUrl, record) } : {}),
+    };
+  };
   // Where to connect rides along, so a Connect panel can write the exact command.
   const withProxy = (access: Access) => {
     const ssh = deps.sshEndpoint();
@@ -40,6 +58,7 @@ export function accessRoutes(
     const kubernetes = deps.kubeconfigs.endpoint?.url;
     return {
       ...access,
+      resources: access.resources.map(withUrls),
       proxy: { ...(ssh && { ssh }), ...(postgres && { postgres }), ...(kubernetes && { kubernetes }) },
     };
   };
@@ -47,6 +66,16 @@ export function accessRoutes(
     of: (...args: Parameters<EffectiveAccessService['of']>) => withProxy(deps.effectiveAccess.of(...args)),
     ofPrincipal: (...args: Parameters<EffectiveAccessService['ofPrincipal']>) =>
       withProxy(deps.effectiveAccess.ofPrincipal(...args)),
+  };
+  /** A user's or agent's access: your own, or another's with users:read or agents:read. */
+  const accessOf = (
+    request: Parameters<typeof authenticatedContext>[0],
+    target: { kind: 'user' | 'agent'; id: string },
+    query: Parameters<EffectiveAccessService['ofPrincipal']>[1],
+  ) => {
+    mayRead(authenticatedContext(request).principal, target);
+    const { id, name } = target.kind === 'user' ? users.get(target.id) : agents.get(target.id);
+    return effectiveAccess.ofPrincipal({ kind: target.kind, id, name }, query);
   };
   const route = declareRoutes(app, { tags: ['access'] });
 
@@ -71,12 +100,7 @@ export function accessRoutes(
       querystring: AccessQuery,
       200: EffectiveAccess,
     },
-    async (request) => {
-      const { principal } = authenticatedContext(request);
-      mayRead(principal, { kind: 'user', id: request.params.id });
-      const user = users.get(request.params.id);
-      return effectiveAccess.ofPrincipal({ kind: 'user', id: user.id, name: user.name }, request.query);
-    },
+    async (request) => accessOf(request, { kind: 'user', id: request.params.id }, request.query),
   );
 
   route.get(
@@ -89,11 +113,6 @@ export function accessRoutes(
       querystring: AccessQuery,
       200: EffectiveAccess,
     },
-    async (request) => {
-      const { principal } = authenticatedContext(request);
-      mayRead(principal, { kind: 'agent', id: request.params.id });
-      const agent = agents.get(request.params.id);
-      return effectiveAccess.ofPrincipal({ kind: 'agent', id: agent.id, name: agent.name }, request.query);
-    },
+    async (request) => accessOf(request, { kind: 'agent', id: request.params.id }, request.query),
   );
 }

@@ -27,6 +27,12 @@ export const ResourceAccess = Type.Object(
     address: Type.Optional(Type.String()),
     protocol: Type.Optional(Type.String()),
     uri: Type.Optional(Type.String()),
+    public_url: Type.Optional(
+      Type.String({ description: 'Apps: where the web listener serves the app (what a browser opens)' }),
+    ),
+    mcp_url: Type.Optional(
+      Type.String({ description: 'MCP apps (protocol mcp): the URL an MCP client uses, on the app host' }),
+    ),
     ...AsWhom,
     grants: Type.Array(RoleGrant, {
       description:
@@ -79,3 +85,43 @@ export const AccessQuery = Type.Object(
 
 export const UserAccessParams = Type.Object({ id: UserRef }, { additionalProperties: false });
 export const AgentAccessParams = Type.Object({ id: pathId('agent') }, { additionalProperties: false });
+
+const AsWhomChange = Type.Object(AsWhom, { additionalProperties: false });
+
+export const RolePreview = Type.Object(
+  {
+    role: Type.String({ description: 'The role previewed (by its stored name)' }),
+    principals_checked: Type.Integer({
+      description: 'Principals the role reaches (holders, and agents of holders) that you may see',
+    }),
+    principals: Type.Array(
+      Type.Object(
+        {
+          kind: Type.Union([Type.Literal('user'), Type.Literal('agent')]),
+          id: Type.String(),
+          name: Type.String(),
+          changes: Type.Array(
+            Type.Object(
+              {
+                resource: Type.Object(
+                  { id: Type.String(), kind: ResourceKindSchema, name: Type.String() },
+                  { additionalProperties: false },
+                ),
+                change: Type.Union([Type.Literal('gains'), Type.Literal('loses'), Type.Literal('changes')], {
+                  description: 'gains: newly reached; loses: no longer reached; changes: as whom changes',
+                }),
+                gained: AsWhomChange,
+                lost: AsWhomChange,
+              },
+              { additionalProperties: false },
+            ),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+      { description: 'Only principals whose access would change, and only resources you may see' },
+    ),
+    truncated: Type.Boolean({ description: 'More principals hold the role than one preview walks (500)' }),
+  },
+  { additionalProperties: false },
+);

@@ -4,6 +4,7 @@ import type { DelegationService } from '../../agents/delegation-service.js';
 import type { TokenIntrospection } from '../../agents/introspection.js';
 import type { SigningKeys } from '../../agents/signing-keys.js';
 import type { App } from '../app-types.js';
+import { collectionRoutes } from '../collection-routes.js';
 import { declareRoutes } from '../declare-routes.js';
 import { listAnswer } from '../list-answer.js';
 import { authenticatedContext } from '../request-context.js';
@@ -45,57 +46,39 @@ export function agentRoutes(
   const route = declareRoutes(app, { tags: ['agents'], resource: 'agents' });
   const sendAgents = listAnswer('agents', Agent, agents.toResponse, (a) => agents.lastUsed(a.id));
 
-  route.post(
-    '/v1/agents',
+  const items = collectionRoutes(route, '/v1/agents', AgentParams);
+
+  items.create(
+    { summary: 'Create an AI agent', grants: ['assigned-roles'], body: CreateAgent, 201: Agent },
+    async (ctx, body) => agents.toResponse(await agents.create(ctx, body)),
+  );
+
+  items.list({ summary: 'List agents', querystring: AgentQuery, 200: AgentList }, (query, reply) =>
+    sendAgents(reply, agents.list(query)),
+  );
+
+  items.get({ summary: 'Get one agent', 200: Agent }, agents.getItem, (a) => agents.toResponse(a));
+
+  items.update(
     {
-      permission: 'create',
-      grants: ['assigned-roles'],
-      summary: 'Create an AI agent',
-      body: CreateAgent,
-      201: Agent,
-      location: true,
-    },
-    async (request) => agents.toResponse(await agents.create(authenticatedContext(request), request.body)),
-  );
-
-  route.get(
-    '/v1/agents',
-    { permission: 'list', summary: 'List agents', querystring: AgentQuery, 200: AgentList },
-    (request, reply) => sendAgents(reply, agents.list(request.query)),
-  );
-
-  route.get(
-    '/v1/agents/:id',
-    { permission: 'read', summary: 'Get one agent', params: AgentParams, 200: Agent },
-    async (request) => agents.toResponse(agents.get(request.params.id)),
-  );
-
-  route.patch(
-    '/v1/agents/:id',
-    {
-      permission: 'update',
-      grants: ['assigned-roles', 'target-principal'],
       summary: 'Change an agent; status suspended or revoked ends every token, credential and session it holds',
-      params: AgentParams,
+      grants: ['assigned-roles', 'target-principal'],
       body: UpdateAgent,
       200: UpdatedAgent,
     },
-    async (request) => {
-      const { agent, ended } = await agents.update(authenticatedContext(request), request.params.id, request.body);
+    async (ctx, id, body) => {
+      const { agent, ended } = await agents.update(ctx, id, body);
       return { ...agents.toResponse(agent), ...(ended ?? {}) };
     },
   );
 
-  route.delete(
-    '/v1/agents/:id',
+  items.remove(
     {
-      permission: 'delete',
-      grants: [],
       summary: 'Revoke everything an agent holds and remove it; answers what was ended',
-      params: AgentParams,
+      grants: [],
       200: DeletedAgent,
     },
-    async (request) => agents.remove(authenticatedContext(request), request.params.id),
+    (ctx, id) => agents.remove(ctx, id),
   );
 
   route.post(

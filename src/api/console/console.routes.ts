@@ -23,6 +23,8 @@ import { CONSOLE_CSP, type ConsoleFiles, loadConsoleFiles, type StaticFile } fro
 export const CLIENT_ROUTES = [
   'login',
   'resources',
+  'apps',
+  'approvals',
   'users',
   'roles',
   'agents',
@@ -32,6 +34,7 @@ export const CLIENT_ROUTES = [
   // An app host sends a person here to sign in and come back (docs/apps.md).
   'launch',
   'account',
+  'connectors',
 ] as const;
 
 export const DEFAULT_CONSOLE_DIR = fileURLToPath(new URL('../../../web/dist/', import.meta.url));

@@ -44,22 +44,29 @@ export function healthRoutes(app: App, deps: { checks: Record<string, () => Prom
   );
 }
 
-export function pingRoute(app: App, deps: { version: string; startedAt: number; draining?: () => boolean }): void {
+export function pingRoute(
+  app: App,
+  deps: { version: string; startedAt: number; draining?: () => boolean; removed?: () => boolean },
+): void {
   const Ping = Type.Object({
-    status: Type.Union([Type.Literal('ok'), Type.Literal('draining')]),
+    status: Type.Union([Type.Literal('ok'), Type.Literal('draining'), Type.Literal('removed')]),
     version: Type.String(),
     uptime_seconds: Type.Integer(),
   });
   app.get(
     '/webapi/ping',
-    healthCheck('Proxy health for load-balancer checks (503 "draining" once a graceful shutdown began)', {
-      200: Ping,
-      503: Ping,
-    }),
+    healthCheck(
+      'Proxy health for load-balancer checks (503 "draining" once a graceful shutdown began, "removed" once the proxy’s cluster identity was removed)',
+      {
+        200: Ping,
+        503: Ping,
+      },
+    ),
     async (_request, reply) => {
-      const draining = deps.draining?.() === true;
-      return reply.code(draining ? 503 : 200).send({
-        status: draining ? ('draining' as const) : ('ok' as const),
+      // A removed proxy is refused by auth on every call: the balancer must stop sending it anything.
+      const status = deps.removed?.() === true ? 'removed' : deps.draining?.() === true ? 'draining' : 'ok';
+      return reply.code(status === 'ok' ? 200 : 503).send({
+        status,
         version: deps.version,
         uptime_seconds: Math.floor((Date.now() - deps.startedAt) / 1000),
       });

@@ -3,7 +3,8 @@
 // Only a joined proxy's credential gets in (or the deprecated shared token where allowed,
 // cluster/cluster-peers.ts); writes are bounded to what proxies own (cluster/proxy-writes.ts), events
 // to what proxies record (cluster/proxy-events.ts), both bound to the calling instance, and reads
-// never reach cluster/ (join tokens, identities). Not part of /v1 nor OpenAPI.
+// never reach cluster/ (join tokens, identities) nor secrets/ (cluster/proxy-reads.ts): a door asks
+// for one session's upstream credential instead (POST /credentials). Not part of /v1 nor OpenAPI.
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { AuditStore } from '../../audit/types.js';
 import {
@@ -14,13 +15,14 @@ import {
   type Operation,
   type WatchEvent,
 } from '../../backend/types.js';
-import type { Peer, PeerCheck } from '../../cluster/cluster-peers.js';
+import { type Peer, type PeerCheck, requirePeer } from '../../cluster/cluster-peers.js';
 import { acceptProxyEvents } from '../../cluster/proxy-events.js';
 import type { ProxyIdentities } from '../../cluster/proxy-identities.js';
-import { hiddenFromProxy, withoutHidden } from '../../cluster/proxy-reads.js';
+import { asProxySees, hiddenFromProxy, withoutHidden } from '../../cluster/proxy-reads.js';
 import { type ProxyWriter, refusedProxyWrite } from '../../cluster/proxy-writes.js';
 import { type Clock, systemClock } from '../../lib/clock.js';
 import { forbidden, GatehouseError } from '../../lib/errors.js';
+import type { CredentialIssuer, CredentialRequest } from '../../sessions/upstream-credentials.js';
 
 export const INTERNAL_PREFIX = '/internal/v1';
 /** A line on an idle watch stream, so a proxy tells a dead auth server from a quiet cluster. */
@@ -68,11 +70,15 @@ export function internalRoutes(
     /** Who is calling (cluster/cluster-peers.ts). */
     peers: PeerCheck;
     /** Joining and renewal (cluster/proxy-identities.ts). */
-    identities: Pick<ProxyIdentities, 'join' | 'renew' | 'exists'>;
+    identities: Pick<ProxyIdentities, 'join' | 'renew' | 'exists'> & Partial<Pick<ProxyIdentities, 'onRemoved'>>;
     /** Which write to refuse; the proxy policy unless a test of the transport itself replaces it. */
     refusedWrite?: typeof refusedProxyWrite;
     /** The auth tier's clock: the time of every event a proxy appends, and "now" for its writes. */
     clock?: Clock;
+    /** A session's upstream credential, checked and recorded (sessions/upstream-credentials.ts). */
+    credentials?: Pick<CredentialIssuer, 'issue'>;
+    /** The Kubernetes door's listener certificate, signed here by the cluster's kube CA. */
+    kubeListenerCertificate?(names: string[]): Promise<{ cert: string; key: string }>;
   },
 ): void {
   const { backend, audit } = deps;
@@ -91,14 +97,7 @@ export function internalRoutes(
     const open = new Set([`${INTERNAL_PREFIX}/join`, `${INTERNAL_PREFIX}/credential`]);
     internal.addHook('onRequest', async (request) => {
       if (open.has(request.url)) return;
-      const peer = await deps.peers(request.headers);
-      if (peer instanceof Error) throw peer;
-      if (peer === undefined)
-        throw new GatehouseError(
-          'unauthenticated',
-          'this endpoint is for the cluster’s proxies: present your credential',
-        );
-      request.clusterPeer = peer;
+      request.clusterPeer = await requirePeer(deps.peers, request.headers);
     });
 
     internal.post<{ Body: { token?: unknown; public_key?: unknown } }>(`${INTERNAL_PREFIX}/join`, async (request) =>
@@ -114,7 +113,10 @@ export function internalRoutes(
       if (refused !== undefined) throw forbidden(`a proxy may not write ${refused.key}: ${refused.reason}`);
     };
     const calls: Record<string, (a: Args, w: ProxyWriter, peer: Peer) => Promise<unknown>> = {
-      get: (a, _w, peer) => backend.get(readable(peer, str(a[0], 'key'))),
+      get: async (a, _w, peer) => {
+        const item = await backend.get(readable(peer, str(a[0], 'key')));
+        return item && asProxySees(item);
+      },
       getRange: async (a, _w, peer) =>
         withoutHidden(
           await backend.getRange(
@@ -225,12 +227,20 @@ export function internalRoutes(
         raw.writeHead(200, { 'content-type': 'application/x-ndjson', 'cache-control': 'no-store' });
         send({ initial: visible(watcher.initial), revision: watcher.revision });
         for (const line of pending.splice(0)) raw.write(`${line}\n`);
-        // A removed identity's stream ends at the next beat (its other calls are refused at once).
+        // A removed identity's stream ends as soon as this instance's cache sees the removal (its other
+        // calls are refused at once): reconnecting, the proxy is refused and learns it was removed.
         const beat = setInterval(() => {
           if (peer.identity !== undefined && !deps.identities.exists(peer.identity)) end();
           else send({ heartbeat: Date.now() });
         }, WATCH_HEARTBEAT_MS);
+        const unwatch =
+          peer.identity === undefined
+            ? undefined
+            : deps.identities.onRemoved?.((id) => {
+                if (id === peer.identity) end();
+              });
         const end = () => {
+          unwatch?.();
           clearInterval(beat);
           watcher?.stop();
           streams.delete(end);
@@ -254,6 +264,28 @@ export function internalRoutes(
         return reply.code(204).send();
       },
     );
+
+    // A session's upstream credential: only after auth has resolved the principal again and the access
+    // checker allowed it, only for a session the calling proxy brokers, and recorded (no secret).
+    internal.post<{ Body: CredentialRequest }>(`${INTERNAL_PREFIX}/credentials`, async (request) => {
+      const peer = peerOf(request);
+      const kind = request.body?.kind;
+      if (kind !== 'ssh' && kind !== 'db' && kind !== 'kube' && kind !== 'mcp')
+        throw new GatehouseError('invalid_request', 'kind is ssh, db, kube or mcp');
+      const caller = {
+        ...(peer.identity !== undefined && { identity: peer.identity }),
+        ...(peer.instance !== undefined && { instance: peer.instance }),
+      };
+      if (!deps.credentials) throw new GatehouseError('unavailable', 'this auth instance issues no credentials');
+      return { result: (await deps.credentials.issue(caller, request.body)) ?? null };
+    });
+    internal.post<{ Body: { names?: unknown } }>(`${INTERNAL_PREFIX}/kube/listener-certificate`, async (request) => {
+      const names = request.body?.names;
+      if (!Array.isArray(names) || names.length === 0 || names.length > 8 || !names.every((n) => typeof n === 'string'))
+        throw new GatehouseError('invalid_request', 'names: the host names the listener answers for (1–8)');
+      if (!deps.kubeListenerCertificate) throw new GatehouseError('unavailable', 'this auth instance signs nothing');
+      return deps.kubeListenerCertificate(names as string[]);
+    });
 
     internal.get(`${INTERNAL_PREFIX}/audit/ping`, async (_request, reply) => {
       await audit.ping();

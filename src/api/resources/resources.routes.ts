@@ -3,6 +3,7 @@ import type { Apps } from '../../apps/apps.js';
 import type { Kubeconfigs } from '../../kube/kubeconfig.js';
 import { type ResourceRecord, type ResourceService, toResourceResponse } from '../../resources/resource-service.js';
 import type { App } from '../app-types.js';
+import { collectionRoutes } from '../collection-routes.js';
 import { declareRoutes } from '../declare-routes.js';
 import { listBody } from '../list-answer.js';
 import { authenticatedContext } from '../request-context.js';
@@ -30,15 +31,15 @@ export function resourceRoutes(
   const respond = (r: ResourceRecord) => toResourceResponse(r, deps.apps.addressing.publicUrlOf);
   const route = declareRoutes(app, { tags: ['resources'], resource: 'resources' });
 
-  route.get(
-    '/v1/resources',
+  const items = collectionRoutes(route, '/v1/resources', ResourceParams);
+
+  items.list(
     {
-      permission: 'list',
       summary: 'List the databases, servers and apps you may see',
       querystring: ResourceQuery,
       200: ResourceList,
     },
-    async (request) => listBody('resources', resources.list(authenticatedContext(request), request.query), respond),
+    (query, _reply, ctx) => listBody('resources', resources.list(ctx, query), respond),
   );
 
   // One list per kind, each answering under the kind's own name.
@@ -56,24 +57,12 @@ export function resourceRoutes(
     );
   }
 
-  route.post(
-    '/v1/resources',
-    {
-      permission: 'create',
-      grants: ['resource-visible'],
-      summary: 'Register a database, server or app',
-      body: ResourceInput,
-      201: Resource,
-      location: true,
-    },
-    async (request) => respond(await resources.create(authenticatedContext(request), request.body)),
+  items.create(
+    { summary: 'Register a database, server or app', grants: ['resource-visible'], body: ResourceInput, 201: Resource },
+    async (ctx, body) => respond(await resources.create(ctx, body)),
   );
 
-  route.get(
-    '/v1/resources/:id',
-    { permission: 'read', summary: 'Get a resource', params: ResourceParams, 200: Resource },
-    async (request) => respond(resources.get(authenticatedContext(request), request.params.id)),
-  );
+  items.get({ summary: 'Get a resource', 200: Resource }, (id, ctx) => resources.getItem(ctx, id), respond);
 
   route.get(
     '/v1/resources/:id/kubeconfig',
@@ -95,27 +84,18 @@ export function resourceRoutes(
     },
   );
 
-  route.patch(
-    '/v1/resources/:id',
+  items.update(
     {
-      permission: 'update',
-      grants: ['resource-visible'],
       summary:
         'Change a resource’s description, labels or address (uri, protocol); it must stay visible to you. A new address of a database or cluster holding credentials needs db or kube sent again (409 otherwise)',
-      params: ResourceParams,
+      grants: ['resource-visible'],
       body: ResourcePatch,
       200: Resource,
     },
-    async (request) => respond(await resources.update(authenticatedContext(request), request.params.id, request.body)),
+    async (ctx, id, body) => respond(await resources.update(ctx, id, body)),
   );
 
-  route.delete(
-    '/v1/resources/:id',
-    { permission: 'delete', grants: [], summary: 'Remove a resource', params: ResourceParams, 204: Type.Null() },
-    async (request) => {
-      await resources.remove(authenticatedContext(request), request.params.id);
-    },
-  );
+  items.remove({ summary: 'Remove a resource', grants: [] }, (ctx, id) => resources.remove(ctx, id));
 
   route.delete(
     '/v1/resources/:id/ssh-host-key',

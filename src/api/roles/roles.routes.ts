@@ -1,66 +1,60 @@
-import { Type } from '@sinclair/typebox';
+import type { RolePreviewService } from '../../access/role-preview.js';
 import { type RoleService, toRoleResponse } from '../../roles/role-service.js';
+import { RolePreview } from '../access/access.schema.js';
 import type { App } from '../app-types.js';
+import { collectionRoutes } from '../collection-routes.js';
 import { declareRoutes } from '../declare-routes.js';
 import { listAnswer } from '../list-answer.js';
 import { authenticatedContext } from '../request-context.js';
 import { Role, RoleInput, RoleList, RoleParams, RoleQuery } from './roles.schema.js';
 
-export function roleRoutes(app: App, deps: { roles: RoleService }): void {
+export function roleRoutes(app: App, deps: { roles: RoleService; rolePreview: RolePreviewService }): void {
   const { roles } = deps;
   const route = declareRoutes(app, { tags: ['roles'], resource: 'roles' });
   const sendRoles = listAnswer('roles', Role, toRoleResponse);
 
-  route.get(
-    '/v1/roles',
-    { permission: 'list', summary: 'List roles', querystring: RoleQuery, 200: RoleList },
-    (request, reply) => sendRoles(reply, roles.list(request.query)),
+  const items = collectionRoutes(route, '/v1/roles', RoleParams);
+
+  items.list({ summary: 'List roles', querystring: RoleQuery, 200: RoleList }, (query, reply) =>
+    sendRoles(reply, roles.list(query)),
   );
 
-  route.post(
-    '/v1/roles',
+  items.create(
+    { summary: 'Create a role', grants: ['role-definition'], body: RoleInput, 201: Role },
+    async (ctx, body) => toRoleResponse(await roles.create(ctx, body)),
+  );
+
+  items.get({ summary: 'Get a role by id or name', 200: Role }, roles.getItem, toRoleResponse);
+
+  items.replace(
     {
-      permission: 'create',
-      grants: ['role-definition'],
-      summary: 'Create a role',
-      body: RoleInput,
-      201: Role,
-      location: true,
-    },
-    async (request) => toRoleResponse(await roles.create(authenticatedContext(request), request.body)),
-  );
-
-  route.get(
-    '/v1/roles/:id',
-    { permission: 'read', summary: 'Get a role by id or name', params: RoleParams, 200: Role },
-    async (request) => toRoleResponse(roles.get(request.params.id)),
-  );
-
-  route.put(
-    '/v1/roles/:id',
-    {
-      permission: 'update',
-      grants: ['role-definition'],
       summary: 'Replace a role (built-in roles cannot be changed)',
-      params: RoleParams,
+      grants: ['role-definition'],
       body: RoleInput,
       200: Role,
     },
-    async (request) =>
-      toRoleResponse(await roles.replace(authenticatedContext(request), request.params.id, request.body)),
+    async (ctx, id, body) => toRoleResponse(await roles.replace(ctx, id, body)),
   );
 
-  route.delete(
-    '/v1/roles/:id',
+  route.post(
+    '/v1/roles/:id/preview',
     {
-      permission: 'delete',
+      permission: 'update',
       grants: [],
-      summary: 'Delete a role (not a built-in one, not one in use)',
+      summary:
+        'Preview a change of a role before saving it: who would gain or lose what (resources, and as whom), as the access checker decides; only principals and resources you may see',
       params: RoleParams,
-      204: Type.Null(),
+      body: RoleInput,
+      200: RolePreview,
     },
     async (request) => {
-      await roles.remove(authenticatedContext(request), request.params.id);
+      const ctx = authenticatedContext(request);
+      const role = roles.get(request.params.id);
+      return deps.rolePreview.preview(ctx.principal, role.name, request.body);
     },
+  );
+
+  items.remove({ summary: 'Delete a role (not a built-in one, not one in use)', grants: [] }, (ctx, id) =>
+    roles.remove(ctx, id),
   );
 }

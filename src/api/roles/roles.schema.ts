@@ -45,11 +45,57 @@ const KubeResource = Type.Object(
   { additionalProperties: false },
 );
 
+const AppRule = Type.Object(
+  {
+    methods: Type.Array(Type.String({ pattern: '^([A-Z]{1,20}|\\*)$', description: 'GET, POST… or *' }), {
+      minItems: 1,
+      maxItems: 16,
+    }),
+    paths: Type.Array(
+      Type.String({
+        minLength: 1,
+        maxLength: 512,
+        pattern: '^(\\*|/[!-~]*)$',
+        description: 'A path glob (/api/*; * matches any run of characters, / included), or *',
+      }),
+      { minItems: 1, maxItems: 32 },
+    ),
+  },
+  { additionalProperties: false },
+);
+
 // Logins, database users and names, Kubernetes groups: matched against what a client sends and
 // logged, so no NUL and no lone surrogates (templates and globs are fine).
 const Principals = Type.Array(Type.String({ minLength: 1, maxLength: 64, pattern: PLAIN_TEXT_PATTERN }), {
   maxItems: 64,
 });
+
+// MCP tool names are free text up to 128 characters in the specification; globs with `*`.
+const McpToolGlobs = Type.Array(Type.String({ minLength: 1, maxLength: 128, pattern: PLAIN_TEXT_PATTERN }), {
+  maxItems: 64,
+});
+
+// MCP resource URIs (RFC 3986, templates' too) as globs with `*`.
+const McpResourceGlobs = Type.Array(Type.String({ minLength: 1, maxLength: 1024, pattern: PLAIN_TEXT_PATTERN }), {
+  maxItems: 64,
+  description:
+    'MCP resources (URI globs) listed, read and subscribed to on the MCP servers this role selects; deny wins; unset: none',
+});
+
+const McpPromptGlobs = Type.Array(Type.String({ minLength: 1, maxLength: 128, pattern: PLAIN_TEXT_PATTERN }), {
+  maxItems: 64,
+  description: 'MCP prompts (name globs) listed and got on the MCP servers this role selects; deny wins; unset: none',
+});
+
+const McpToolArguments = Type.Object(
+  {
+    tool: Type.String({ minLength: 1, maxLength: 128, pattern: PLAIN_TEXT_PATTERN, description: 'Tool name glob' }),
+    schema: Type.Record(Type.String(), Type.Unknown(), {
+      description: "A JSON Schema 2020-12 the call's arguments must satisfy (checked when the role is saved)",
+    }),
+  },
+  { additionalProperties: false },
+);
 
 const Conditions = Type.Object(
   {
@@ -61,6 +107,16 @@ const Conditions = Type.Object(
     kube_groups: Type.Optional(Principals),
     kube_users: Type.Optional(Principals),
     kube_resources: Type.Optional(Type.Array(KubeResource, { maxItems: 64 })),
+    app_rules: Type.Optional(
+      Type.Array(AppRule, {
+        maxItems: 64,
+        description: 'Inside the apps this role selects: the requests allowed (or denied); unset: every request',
+      }),
+    ),
+    mcp_tools: Type.Optional(McpToolGlobs),
+    mcp_tool_arguments: Type.Optional(Type.Array(McpToolArguments, { maxItems: 64 })),
+    mcp_resources: Type.Optional(McpResourceGlobs),
+    mcp_prompts: Type.Optional(McpPromptGlobs),
   },
   { additionalProperties: false },
 );
@@ -93,6 +149,13 @@ const Options = Type.Object(
       Type.Boolean({
         description:
           'A registered discoverable passkey alone signs in to the console; allowed when some role says true and none says false',
+      }),
+    ),
+    mcp_require_approval: Type.Optional(McpToolGlobs),
+    mcp_record_arguments: Type.Optional(
+      Type.Boolean({
+        description:
+          "mcp.tool.call events carry the call's arguments (otherwise their hash and names only); any role asking wins",
       }),
     ),
   },

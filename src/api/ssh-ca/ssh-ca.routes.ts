@@ -68,7 +68,7 @@ export function sshCaRoutes(app: App, deps: Pick<Services, 'userCa' | 'loginCert
       noStore: true,
     },
     async (request) => {
-      const issued = deps.loginCertificates.issue(authenticatedContext(request).principal, request.body.public_key);
+      const issued = await deps.loginCertificates.issue(authenticatedContext(request), request.body.public_key);
       const proxy = deps.sshEndpoint();
       return { ...issued, ...(proxy ? { ssh_proxy: { host: proxy.host, port: proxy.port } } : {}) };
     },

@@ -8,7 +8,12 @@ export const ConnectorParams = Type.Object(
   { additionalProperties: false },
 );
 
-const ClaimName = Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9_:./-]+$' });
+const ClaimName = Type.String({
+  minLength: 1,
+  maxLength: 128,
+  pattern: '^[A-Za-z0-9_:./-]+$',
+  description: 'A claim name, or a dotted path into nested claims (realm_access.roles); a name held as it is wins',
+});
 
 const ClaimMapping = Type.Object(
   {
@@ -49,7 +54,7 @@ const fields = {
     description: 'Trait name → claim (e.g. {"logins": "unix_username"}); replaced at every sign-in',
   }),
   username_claim: ClaimName,
-  enabled: Type.Boolean({ description: 'false: nobody signs in through it' }),
+  enabled: Type.Boolean({ description: 'false: nobody signs in through it, and the logins it made end' }),
   max_session_ttl: Type.Integer({
     minimum: 300,
     maximum: 30 * 86400,

@@ -163,7 +163,10 @@ export function ssoRoutes(app: FastifyInstance, deps: SsoRouteDeps): void {
         });
         startSession(deps.tokens, reply, pair);
         reply.header('set-cookie', ssoCookie('', 0)); // appended to the session's cookies
-        return reply.redirect(`${publicUrl().origin}/`, 303);
+        // Half signed in: the sign-in page asks for the security key (second_factor is only a hint to
+        // show that step; the cookie is what the server believes).
+        const landing = pair.mfa_pending ? '/login?second_factor=1' : '/';
+        return reply.redirect(`${publicUrl().origin}${landing}`, 303);
       } catch (e) {
         return refused(reply, e);
       }

@@ -1,9 +1,10 @@
-// The signed-in user's own SSH keys and API keys, under /v1/users/me/…: what a profile page needs
+// The signed-in user's own SSH keys, API keys and logins, under /v1/users/me/…: what a profile page needs
 // without users:read or users:update, which are an admin's. Each acts on the caller only (the same
 // services and covering checks as the /v1/users/{id}/… routes, the target being the caller itself);
 // an agent has no profile here (its owner manages it under /v1/agents/{id}/…).
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
+import type { LoginService } from '../../auth/logins.js';
 import type { RequestContext } from '../../auth/principal.js';
 import { GatehouseError } from '../../lib/errors.js';
 import type { SshKeyService } from '../../ssh-keys/ssh-key-service.js';
@@ -13,7 +14,7 @@ import { declareRoutes } from '../declare-routes.js';
 import { authenticatedContext } from '../request-context.js';
 import { pathId } from '../schemas.js';
 import { CreateSshKey, SshKey, SshKeyList, SshKeyQuery } from '../ssh-keys/ssh-keys.schema.js';
-import { ApiKeyList, CreateApiKey, NewApiKey } from './users.schema.js';
+import { ApiKeyList, CreateApiKey, LoginList, LoginParams, NewApiKey } from './users.schema.js';
 
 const SshKeyParams = Type.Object({ key_id: pathId('sshKey') }, { additionalProperties: false });
 const ApiKeyParams = Type.Object({ key_id: pathId('apiKey') }, { additionalProperties: false });
@@ -26,8 +27,8 @@ function me(request: FastifyRequest): RequestContext & { userId: string } {
   return { ...ctx, userId: ctx.principal.id };
 }
 
-export function meRoutes(app: App, deps: { users: UserService; sshKeys: SshKeyService }): void {
-  const { users, sshKeys } = deps;
+export function meRoutes(app: App, deps: { users: UserService; sshKeys: SshKeyService; logins: LoginService }): void {
+  const { users, sshKeys, logins } = deps;
   const route = declareRoutes(app, { tags: ['users'] });
 
   route.get(
@@ -99,6 +100,43 @@ export function meRoutes(app: App, deps: { users: UserService; sshKeys: SshKeySe
     async (request) => {
       const ctx = me(request);
       await users.deleteApiKey(ctx, ctx.userId, request.params.key_id);
+    },
+  );
+
+  route.get(
+    '/v1/users/me/logins',
+    {
+      permission: 'authenticated',
+      summary: 'Your live logins: how each began (API key, single sign-on, passkey), from where, and when',
+      200: LoginList,
+    },
+    async (request) => ({ logins: await logins.list(me(request)) }),
+  );
+
+  route.delete(
+    '/v1/users/me/logins/:login_id',
+    {
+      permission: 'authenticated',
+      grants: [],
+      summary: 'End one login of yours: its access and refresh tokens are revoked at once',
+      params: LoginParams,
+      204: Type.Null(),
+    },
+    async (request) => {
+      await logins.revoke(me(request), request.params.login_id);
+    },
+  );
+
+  route.delete(
+    '/v1/users/me/logins',
+    {
+      permission: 'authenticated',
+      grants: [],
+      summary: 'Sign out everywhere: every login of yours ends, this one included',
+      204: Type.Null(),
+    },
+    async (request) => {
+      await logins.revokeAll(me(request));
     },
   );
 }

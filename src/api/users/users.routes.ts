@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { toUserResponse, type UserService } from '../../users/user-service.js';
 import type { App } from '../app-types.js';
+import { collectionRoutes } from '../collection-routes.js';
 import { declareRoutes } from '../declare-routes.js';
 import { listAnswer } from '../list-answer.js';
 import { authenticatedContext } from '../request-context.js';
@@ -27,56 +28,37 @@ export function userRoutes(app: App, deps: { users: UserService }): void {
   const sendUsers = listAnswer('users', User, toUserResponse);
   addressUsersByName(app, users);
 
-  route.get(
-    '/v1/users',
-    { permission: 'list', summary: 'List users', querystring: UserQuery, 200: UserList },
-    (request, reply) => sendUsers(reply, users.list(request.query)),
+  const items = collectionRoutes(route, '/v1/users', IdParams);
+
+  items.list({ summary: 'List users', querystring: UserQuery, 200: UserList }, (query, reply) =>
+    sendUsers(reply, users.list(query)),
   );
 
-  route.post(
-    '/v1/users',
+  items.create(
+    { summary: 'Create a user', grants: ['assigned-roles'], body: CreateUser, 201: User },
+    async (ctx, body) => toUserResponse(await users.create(ctx, body)),
+  );
+
+  items.get({ summary: 'Get a user', 200: User }, users.getItem, toUserResponse);
+
+  items.update(
     {
-      permission: 'create',
-      grants: ['assigned-roles'],
-      summary: 'Create a user',
-      body: CreateUser,
-      201: User,
-      location: true,
-    },
-    async (request) => toUserResponse(await users.create(authenticatedContext(request), request.body)),
-  );
-
-  route.get(
-    '/v1/users/:id',
-    { permission: 'read', summary: 'Get a user', params: IdParams, 200: User },
-    async (request) => toUserResponse(users.get(request.params.id)),
-  );
-
-  route.patch(
-    '/v1/users/:id',
-    {
-      permission: 'update',
-      grants: ['assigned-roles', 'target-principal'],
       summary: 'Change a user’s roles or traits (you must cover the user as it is and as it becomes)',
-      params: IdParams,
+      grants: ['assigned-roles', 'target-principal'],
       body: UpdateUser,
       200: User,
     },
-    async (request) =>
-      toUserResponse(await users.update(authenticatedContext(request), request.params.id, request.body)),
+    async (ctx, id, body) => toUserResponse(await users.update(ctx, id, body)),
   );
 
-  route.delete(
-    '/v1/users/:id',
+  items.remove(
     {
-      permission: 'delete',
-      grants: ['target-principal'],
       summary:
         'Delete a user, their API keys and tokens; their agents are revoked and their live sessions ended (the answer says which the proxies confirmed)',
-      params: IdParams,
+      grants: ['target-principal'],
       200: DeletedUser,
     },
-    async (request) => users.remove(authenticatedContext(request), request.params.id),
+    (ctx, id) => users.remove(ctx, id),
   );
 
   route.post(

@@ -110,3 +110,30 @@ export const UserRef = Type.String({
 });
 
 export const UserKeyParams = Type.Object({ id: UserRef, key_id: pathId('apiKey') }, { additionalProperties: false });
+
+/** A login's id: its token family (never a secret: ending it needs the owner's own token). */
+export const LoginId = Type.String({ pattern: '^[A-Za-z0-9_-]{16}$', description: 'A login (token family) id' });
+
+export const Login = Type.Object(
+  {
+    id: LoginId,
+    via: Type.Union([Type.Literal('api_key'), Type.Literal('sso'), Type.Literal('passkey'), Type.Literal('unknown')], {
+      description:
+        'The first factor: an API key, a single sign-on, a passkey (unknown: a login from before this was kept)',
+    }),
+    address: Type.Optional(Type.String({ description: 'The address the login came from' })),
+    connector: Type.Optional(Type.String({ description: 'The single sign-on connector' })),
+    api_key_id: Type.Optional(Type.String({ description: 'The API key it was made with' })),
+    console: Type.Boolean({ description: 'A console sign-in (else the API or the command line)' }),
+    started_at: Timestamp,
+    last_refreshed_at: Timestamp,
+    expires_at: Timestamp,
+    pending: Type.Boolean({ description: 'Waiting for its second factor: it opens nothing yet' }),
+    current: Type.Boolean({ description: 'The login this request came with' }),
+  },
+  { additionalProperties: false },
+);
+
+export const LoginList = Type.Object({ logins: Type.Array(Login) }, { additionalProperties: false });
+
+export const LoginParams = Type.Object({ login_id: LoginId }, { additionalProperties: false });

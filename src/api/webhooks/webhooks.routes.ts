@@ -1,9 +1,8 @@
-import { Type } from '@sinclair/typebox';
 import { toDeliveryResponse, toWebhookResponse, type WebhookService } from '../../webhooks/webhook-service.js';
 import type { App } from '../app-types.js';
+import { collectionRoutes } from '../collection-routes.js';
 import { declareRoutes } from '../declare-routes.js';
 import { listBody } from '../list-answer.js';
-import { authenticatedContext } from '../request-context.js';
 import {
   CreateWebhook,
   DeliveryList,
@@ -12,6 +11,7 @@ import {
   Webhook,
   WebhookList,
   WebhookParams,
+  WebhookPatch,
   WebhookQuery,
 } from './webhooks.schema.js';
 
@@ -19,46 +19,40 @@ export function webhookRoutes(app: App, deps: { webhooks: WebhookService }): voi
   const { webhooks } = deps;
   const route = declareRoutes(app, { tags: ['webhooks'], resource: 'webhooks' });
 
-  route.get(
-    '/v1/webhooks',
-    { permission: 'list', summary: 'List webhooks', querystring: WebhookQuery, 200: WebhookList },
-    async (request) => listBody('webhooks', webhooks.list(request.query), toWebhookResponse),
+  const items = collectionRoutes(route, '/v1/webhooks', WebhookParams);
+
+  items.list({ summary: 'List webhooks', querystring: WebhookQuery, 200: WebhookList }, (query) =>
+    listBody('webhooks', webhooks.list(query), toWebhookResponse),
   );
 
-  route.post(
-    '/v1/webhooks',
+  items.create(
     {
-      permission: 'create',
-      grants: ['events-readable'],
       summary: 'Create a webhook (its signing secret is shown once)',
+      grants: ['events-readable'],
       body: CreateWebhook,
       201: NewWebhook,
-      location: true,
     },
-    async (request) => {
-      const { webhook, secret } = await webhooks.create(authenticatedContext(request), request.body);
+    async (ctx, body) => {
+      const { webhook, secret } = await webhooks.create(ctx, body);
       return { ...toWebhookResponse(webhook), secret };
     },
   );
 
-  route.get(
-    '/v1/webhooks/:id',
-    { permission: 'read', summary: 'Get a webhook', params: WebhookParams, 200: Webhook },
-    async (request) => toWebhookResponse(webhooks.get(request.params.id)),
+  items.get({ summary: 'Get a webhook', 200: Webhook }, webhooks.getItem, toWebhookResponse);
+
+  items.update(
+    {
+      summary:
+        'Change a webhook’s URL, event types, description or status (the name and signing secret stay); a new URL or event types, or turning it back on, needs the right to read audit events and makes you the one it lives on',
+      grants: ['events-readable'],
+      body: WebhookPatch,
+      200: Webhook,
+    },
+    async (ctx, id, body) => toWebhookResponse(await webhooks.update(ctx, id, body)),
   );
 
-  route.delete(
-    '/v1/webhooks/:id',
-    {
-      permission: 'delete',
-      grants: [],
-      summary: 'Delete a webhook and its delivery records',
-      params: WebhookParams,
-      204: Type.Null(),
-    },
-    async (request) => {
-      await webhooks.remove(authenticatedContext(request), request.params.id);
-    },
+  items.remove({ summary: 'Delete a webhook and its delivery records', grants: [] }, (ctx, id) =>
+    webhooks.remove(ctx, id),
   );
 
   route.get(

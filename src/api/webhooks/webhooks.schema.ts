@@ -54,19 +54,27 @@ export const NewWebhook = Type.Object(
   { additionalProperties: false },
 );
 
+const Url = Type.String({
+  minLength: 1,
+  maxLength: 2048,
+  pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s]+$',
+  description: 'https URL (http and private addresses only for hosts in webhook_allowed_hosts)',
+});
+const EventTypes = Type.Array(EventTypePattern, { minItems: 1, maxItems: 32 });
+
 export const CreateWebhook = Type.Object(
-  {
-    name: Name,
-    url: Type.String({
-      minLength: 1,
-      maxLength: 2048,
-      pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s]+$',
-      description: 'https URL (http and private addresses only for hosts in webhook_allowed_hosts)',
-    }),
-    event_types: Type.Array(EventTypePattern, { minItems: 1, maxItems: 32 }),
-    description: Type.Optional(Description),
-  },
+  { name: Name, url: Url, event_types: EventTypes, description: Type.Optional(Description) },
   { additionalProperties: false },
+);
+
+export const WebhookPatch = Type.Object(
+  {
+    url: Type.Optional(Url),
+    event_types: Type.Optional(EventTypes),
+    description: Type.Optional(Description),
+    status: Type.Optional(Status),
+  },
+  { additionalProperties: false, minProperties: 1 },
 );
 
 export const WebhookQuery = listQuery({ status: Type.Optional(Status) });

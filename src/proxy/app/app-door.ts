@@ -11,6 +11,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { AccessChecker } from '../../access/access-checker.js';
 import { CALLBACK_PATH } from '../../apps/app-launch.js';
+import { expandRewrite } from '../../apps/app-rewrite.js';
 import type { Apps } from '../../apps/apps.js';
 import type { EventInput } from '../../audit/audit-log.js';
 import { actorOfPrincipal, type Principal } from '../../auth/principal.js';
@@ -21,9 +22,9 @@ import { hashSecret } from '../../lib/secrets.js';
 import type { SessionOptions } from '../../rbac/policy.js';
 import type { ResourceRecord } from '../../resources/resource-service.js';
 import type { SessionRegistry } from '../../sessions/session-registry.js';
+import { createAnsweredRequests } from '../common/answered-requests.js';
 import { authenticateDoorCredential, type DoorCredentialDeps } from '../common/door-credential.js';
 import { type DoorKitDeps, type DoorSession, recordDoorRejection } from '../common/door-session.js';
-import { createKubeRequestLog } from '../kube/kube-request-log.js';
 import {
   APP_COOKIE,
   answer,
@@ -36,15 +37,20 @@ import {
   wantsPage,
 } from './app-answers.js';
 import { GATEHOUSE_BEARER, upstreamHeaders } from './app-headers.js';
+import { type AssertionFor, localAssertions, localRedeem, type Redeem } from './app-redeem.js';
 import { type AppSessions, createAppSessions, type How } from './app-sessions.js';
 import { createAppUpstreams } from './app-upstream.js';
 
 export interface AppDoorDeps extends DoorKitDeps {
   apps: Apps;
-  access: Pick<AccessChecker, 'authorize'>;
+  access: Pick<AccessChecker, 'authorize' | 'appRequest'>;
   tokens: Pick<TokenService, 'resolveById'> & DoorCredentialDeps['tokens'];
   credentials: DoorCredentialDeps;
   sessions: SessionRegistry;
+  /** Spends a launch code for the cookie session (localRedeem, or remoteRedeem on a proxy-only instance). */
+  redeem?: Redeem;
+  /** Signs the identity assertion (localAssertions, or remoteAssertions on a proxy-only instance). */
+  assertionFor?: AssertionFor;
 }
 
 /** Who a request is from, once its credential held. */
@@ -55,7 +61,13 @@ interface Caller {
   sessionId?: string;
 }
 
-type Refusal = { status: number; message: string; headers?: Record<string, string | string[]> };
+type Refusal = {
+  status: number;
+  message: string;
+  headers?: Record<string, string | string[]>;
+  /** What refused it, for the audit event (app_rules: the request, not the app). */
+  deniedBy?: string;
+};
 type Admitted = { caller: Caller; options: SessionOptions; session: DoorSession | undefined; publicUrl: string };
 
 /** The path with each query value left out: which parameters, never what they carried. */
@@ -78,7 +90,9 @@ export function createAppDoor(deps: AppDoorDeps) {
   const { apps, access, clock, logger } = deps;
   const sessions: AppSessions = createAppSessions(deps);
   const upstreams = createAppUpstreams();
-  const answered = createKubeRequestLog(deps.audit, (err) => logger.error({ err }, 'app: cannot record requests'));
+  const answered = createAnsweredRequests(deps.audit, (err) => logger.error({ err }, 'app: cannot record requests'));
+  const redeem = deps.redeem ?? localRedeem(apps);
+  const assertionFor = deps.assertionFor ?? localAssertions(apps);
   const secure = () => apps.addressing.origin?.scheme === 'https';
   const remoteOf = (req: IncomingMessage) => req.socket.remoteAddress ?? '';
 
@@ -148,6 +162,14 @@ export function createAppDoor(deps: AppDoorDeps) {
       });
       return { status: 403, message: `gatehouse: ${caller.principal.name} may not use ${app.name}` };
     }
+    // Inside the app: the roles' app_rules (every request, the upgrade of a WebSocket too).
+    const inside = access.appRequest(caller.principal, decision.resource, req.method ?? 'GET', req.url ?? '/');
+    if (!inside.allowed)
+      return {
+        status: 403,
+        message: `gatehouse: ${caller.principal.name} may not do this in ${app.name}: ${inside.reason} (app_rules)`,
+        deniedBy: 'app_rules',
+      };
     const session =
       caller.how === 'cookie'
         ? sessions.held(caller.sessionId as string)
@@ -182,10 +204,31 @@ export function createAppDoor(deps: AppDoorDeps) {
     };
   }
 
+  /** A refused request's app.request event, durable before the answer. */
+  function recordRefusal(req: IncomingMessage, app: ResourceRecord, caller: Caller, refusal: Refusal): Promise<void> {
+    const data = {
+      status: refusal.status,
+      how: caller.how,
+      ...(refusal.deniedBy ? { denied_by: refusal.deniedBy } : {}),
+    };
+    return deps.audit.record(requestEvent(req, app, caller.principal, undefined, data, false)).then(() => {});
+  }
+
   async function headersFor(req: IncomingMessage, app: ResourceRecord, admitted: Admitted) {
     const issuer = apps.addressing.consoleUrl() ?? '';
-    const assertion = await apps.assertions.assertion(admitted.caller.principal, admitted.publicUrl, issuer);
+    const principal = admitted.caller.principal;
+    const assertion = await assertionFor(principal, app, admitted.publicUrl, issuer);
+    const rewrite = app.app?.rewrite?.headers.length
+      ? expandRewrite(app.app.rewrite.headers, { principal, traits: apps.assertions.traitsOf(principal) })
+      : undefined;
+    for (const h of rewrite ?? [])
+      if (h.refused)
+        logger.warn(
+          { app: app.name, header: h.name, principal: principal.name },
+          'app: a rewritten header carried a control character: not sent',
+        );
     return upstreamHeaders(req.headers, {
+      ...(rewrite ? { rewrite } : {}),
       assertion,
       clientAddr: remoteOf(req),
       proto: secure() ? 'https' : 'http',
@@ -228,7 +271,14 @@ export function createAppDoor(deps: AppDoorDeps) {
       onEnd: () => void apps.launches.forget(hashSecret(secret)),
     });
     if (!session) return answer(req, res, 403, `gatehouse: ${principal.name} may not use ${app.name} now`);
-    if (!(await apps.launches.redeem(code, peeked, { id: session.id, expiresAt: endsBy }, secret))) {
+    const redeemed = await redeem({
+      code,
+      state: state as string,
+      peeked,
+      session: { id: session.id, expiresAt: endsBy },
+      secretHash: hashSecret(secret),
+    });
+    if (!redeemed) {
       session.terminate('gatehouse: the launch code was used meanwhile');
       return invalid();
     }
@@ -246,9 +296,7 @@ export function createAppDoor(deps: AppDoorDeps) {
     if ('status' in caller) return answer(req, res, caller.status, caller.message, caller.headers);
     const admitted = await admit(req, app, caller);
     if ('status' in admitted) {
-      await deps.audit.record(
-        requestEvent(req, app, caller.principal, undefined, { status: admitted.status, how: caller.how }, false),
-      );
+      await recordRefusal(req, app, caller, admitted);
       return answer(req, res, admitted.status, admitted.message);
     }
     const headers = await headersFor(req, app, admitted);
@@ -282,7 +330,10 @@ export function createAppDoor(deps: AppDoorDeps) {
     if (caller === undefined) return refuse(401, 'gatehouse: sign in to the app first');
     if ('status' in caller) return refuse(caller.status, caller.message);
     const admitted = await admit(req, app, caller);
-    if ('status' in admitted) return refuse(admitted.status, admitted.message);
+    if ('status' in admitted) {
+      await recordRefusal(req, app, caller, admitted);
+      return refuse(admitted.status, admitted.message);
+    }
     const headers = await headersFor(req, app, admitted);
     const session = admitted.session;
     const done = await upstreams.upgrade(app, req, socket, head, headers, (close) => {

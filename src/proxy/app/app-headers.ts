@@ -60,6 +60,8 @@ export interface UpstreamIdentity {
   publicHost: string;
   /** Set when the app receives its public Host rather than its uri's. */
   host?: string;
+  /** The app's rewritten headers (apps/app-rewrite.ts): each replaces the client's; undefined: removed only. */
+  rewrite?: ReadonlyArray<{ name: string; value: string | undefined }>;
 }
 
 /** The headers the app receives. */
@@ -74,6 +76,10 @@ export function upstreamHeaders(
     if (name === ASSERTION_HEADER || name === 'cookie') continue;
     if (name === 'authorization' && GATEHOUSE_BEARER.test(String(value))) continue;
     out[name] = value;
+  }
+  for (const { name, value } of who.rewrite ?? []) {
+    delete out[name];
+    if (value !== undefined) out[name] = value;
   }
   const cookies = appCookies(headers.cookie);
   if (cookies) out.cookie = cookies;

@@ -7,6 +7,7 @@ import { type Duplex, Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Agent, type Dispatcher } from 'undici';
 import type { ResourceRecord } from '../../resources/resource-service.js';
+import { relay } from '../common/relay.js';
 import { downstreamHeaders } from './app-headers.js';
 
 export interface Forwarded {
@@ -17,12 +18,12 @@ export interface Forwarded {
 
 /** The agent for an app, replaced when its uri or CA changes. */
 export function createAppUpstreams() {
-  const agents = new Map<string, { key: string; agent: Agent }>();
+  const agents = new Map<string, { key: string; agent: Agent; origin: string; prefix: string }>();
 
-  function agentFor(app: ResourceRecord): Agent {
+  function upstreamOf(app: ResourceRecord) {
     const key = `${app.uri}\n${app.app?.ca_pem ?? ''}`;
     const held = agents.get(app.id);
-    if (held?.key === key) return held.agent;
+    if (held?.key === key) return held;
     void held?.agent.close();
     const agent = new Agent({
       keepAliveTimeout: 10_000,
@@ -31,15 +32,17 @@ export function createAppUpstreams() {
       bodyTimeout: 0,
       headersTimeout: 60_000,
     });
-    agents.set(app.id, { key, agent });
-    return agent;
+    // The uri parsed once per agent, not per request.
+    const base = new URL(app.uri as string);
+    const entry = { key, agent, origin: base.origin, prefix: base.pathname.replace(/\/$/, '') };
+    agents.set(app.id, entry);
+    return entry;
   }
 
-  /** The app's origin and the request's path under the uri's own path. */
-  function target(app: ResourceRecord, pathAndQuery: string): { origin: string; path: string } {
-    const base = new URL(app.uri as string);
-    const prefix = base.pathname.replace(/\/$/, '');
-    return { origin: base.origin, path: `${prefix}${pathAndQuery}` };
+  /** The app's agent, origin and the request's path under the uri's own path. */
+  function target(app: ResourceRecord, pathAndQuery: string): { agent: Agent; origin: string; path: string } {
+    const { agent, origin, prefix } = upstreamOf(app);
+    return { agent, origin, path: `${prefix}${pathAndQuery}` };
   }
 
   return {
@@ -51,7 +54,7 @@ export function createAppUpstreams() {
       headers: Record<string, string | string[]>,
       onUnreachable: (message: string) => void,
     ): Promise<Forwarded> {
-      const { origin, path } = target(app, req.url ?? '/');
+      const { agent, origin, path } = target(app, req.url ?? '/');
       let bytesIn = 0;
       let bytesOut = 0;
       const hasBody = req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined;
@@ -68,7 +71,7 @@ export function createAppUpstreams() {
       });
       let answer: Awaited<ReturnType<Agent['request']>>;
       try {
-        answer = await agentFor(app).request({
+        answer = await agent.request({
           origin,
           path,
           method: (req.method ?? 'GET') as 'GET',
@@ -82,13 +85,11 @@ export function createAppUpstreams() {
         return { status: abort.signal.aborted ? 499 : 502, bytesIn, bytesOut };
       }
       res.writeHead(answer.statusCode, downstreamHeaders(answer.headers));
-      // Headers of an answer of unknown length (SSE, chunked) go out now, not with its first chunk.
-      if (answer.headers['content-length'] === undefined) res.flushHeaders();
       answer.body.on('data', (c: Buffer) => (bytesOut += c.length));
       try {
-        await pipeline(answer.body, res);
+        await relay(answer.body, res, { unknownLength: answer.headers['content-length'] === undefined });
       } catch {
-        res.destroy();
+        // relay destroyed both sides
       }
       return { status: answer.statusCode, bytesIn, bytesOut };
     },
@@ -106,13 +107,13 @@ export function createAppUpstreams() {
       headers: Record<string, string | string[]>,
       onOpen: (close: () => void) => void,
     ): Promise<Forwarded> {
-      const { origin, path } = target(app, req.url ?? '/');
+      const { agent, origin, path } = target(app, req.url ?? '/');
       const protocol = String(req.headers.upgrade ?? 'websocket');
       let upgraded: Dispatcher.UpgradeData;
       try {
         // An Agent picks its connection pool by origin (undici's types leave it out of upgrade's options).
         const options = { origin, path, method: 'GET', headers, protocol } as Dispatcher.UpgradeOptions;
-        upgraded = await agentFor(app).upgrade(options);
+        upgraded = await agent.upgrade(options);
       } catch (error) {
         const status = /status code (\d{3})/.exec((error as Error).message)?.[1];
         socket.end(`HTTP/1.1 ${status ?? 502} Bad Gateway\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);

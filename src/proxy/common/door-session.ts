@@ -3,7 +3,7 @@
 // what is its protocol's: how bytes flow, how a user is told, how its transport closes.
 //
 //   admitDoorSession   asked before the target sees anything (opening an exec already runs it)
-//   openDoorSession    recording, max_session_ttl, the durable start in the registry (where
+//   openDoorSession    recording, max_session_ttl, the idle limit, the durable start in the registry (where
 //                      DELETE /v1/sessions/{id}, the kill switch and the session guard reach it)
 //   handle             touch() counts bytes, recorded() obeys the recording limit, terminate()
 //                      ends it with a reason, end() records the end once (registry, audit, metrics)
@@ -13,10 +13,10 @@
 // trail and the recording only).
 import type { Logger } from 'pino';
 import type { AuditLog } from '../../audit/audit-log.js';
-import { actorOfPrincipal, type Principal } from '../../auth/principal.js';
+import type { Principal } from '../../auth/principal.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
-import type { DenialClass, Metrics } from '../../observability/metrics.js';
+import type { Metrics } from '../../observability/metrics.js';
 import type { SessionOptions } from '../../rbac/policy.js';
 import type { RecordingService } from '../../recordings/recording-service.js';
 import type { BeginOptions, RecordResult, SessionRecording } from '../../recordings/spool.js';
@@ -27,6 +27,9 @@ import {
   type SessionType,
   sessionPrincipal,
 } from '../../sessions/session-registry.js';
+import { recordDoorRejection } from './door-refusals.js';
+
+export { noteDoorRefusal, recordDoorRejection } from './door-refusals.js';
 
 export const MAX_TTL_REACHED = 'gatehouse: session ended: max_session_ttl reached';
 export const RECORDING_LIMIT = 'gatehouse: session ended at the recording limit (record_session: strict)';
@@ -39,12 +42,27 @@ export interface DoorKitDeps {
   clock: Clock;
   logger: Logger;
   metrics?: Metrics;
+  /** Every session of the door ends after this long without traffic (proxy.session_idle_timeout); absent: none. */
+  idleTimeoutMs?: number;
 }
+
+/** The kit's part of a door's deps, for a door that hands its sessions a context of their own. */
+export const kitDepsOf = (deps: DoorKitDeps): DoorKitDeps => ({
+  sessions: deps.sessions,
+  ...(deps.recordings ? { recordings: deps.recordings } : {}),
+  audit: deps.audit,
+  clock: deps.clock,
+  logger: deps.logger,
+  ...(deps.metrics ? { metrics: deps.metrics } : {}),
+  ...(deps.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: deps.idleTimeoutMs }),
+});
 
 export type DoorResource = SessionRecord['resource'];
 
 /** One session a door wants to open. */
 export interface DoorSessionSpec {
+  /** The id its upstream credential was issued for (sessions/upstream-credentials.ts); absent: a new one. */
+  id?: string;
   kind: SessionRecord['kind'];
   type: SessionType;
   principal: Principal;
@@ -68,7 +86,7 @@ export interface DoorSessionSpec {
   refuse(message: string, why: 'recording' | 'revoked' | 'unavailable'): void;
   /** Ends a running session: tells the user `message` (when the protocol can) and closes both sides. */
   close(message: string): void;
-  /** Ends the session after this long without touch() (ms); absent: no idle limit. */
+  /** Ends the session after this long without touch() (ms); absent: the door's (DoorKitDeps.idleTimeoutMs). */
   idleTimeoutMs?: number;
 }
 
@@ -103,53 +121,6 @@ function logFields(spec: Pick<DoorSessionSpec, 'kind' | 'type' | 'principal' | '
     as: spec.as.db_name === undefined ? spec.as.login : `${spec.as.login}/${spec.as.db_name}`,
     remote_addr: spec.origin.remoteAddr,
   };
-}
-
-/** What every refusal shows an operator: access_denials_total{door,reason} and one info log line. */
-export function noteDoorRefusal(
-  deps: Pick<DoorKitDeps, 'logger' | 'metrics'>,
-  r: {
-    door: DoorSessionSpec['kind'];
-    denial: DenialClass;
-    principal?: Principal | undefined;
-    resource?: { kind: string; name?: string | undefined; id: string } | undefined;
-    remoteAddr: string;
-    reason: string;
-  },
-): void {
-  deps.metrics?.accessDenials.inc({ door: r.door, reason: r.denial });
-  deps.logger.info(
-    {
-      kind: r.door,
-      principal: r.principal ? `${r.principal.kind}:${r.principal.name}` : 'anonymous',
-      ...(r.resource ? { resource: `${r.resource.kind}:${r.resource.name ?? r.resource.id}` } : {}),
-      remote_addr: r.remoteAddr,
-      reason: r.reason,
-    },
-    `${r.door}: refused`,
-  );
-}
-
-/** A refusal of a session or connection: the session.rejected event, counted and logged (noteDoorRefusal). */
-export async function recordDoorRejection(
-  deps: Pick<DoorKitDeps, 'audit' | 'logger' | 'metrics'>,
-  r: Parameters<typeof noteDoorRefusal>[1] & {
-    resource?: DoorResource | undefined;
-    data: Record<string, unknown>;
-    detail?: string;
-  },
-): Promise<void> {
-  noteDoorRefusal(deps, r);
-  await deps.audit
-    .record({
-      type: 'session.rejected',
-      actor: r.principal ? actorOfPrincipal(r.principal) : { kind: 'anonymous' },
-      ...(r.resource ? { target: r.resource } : {}),
-      success: false,
-      remote_addr: r.remoteAddr,
-      data: { ...r.data, reason: r.reason, ...(r.detail === undefined ? {} : { detail: r.detail }) },
-    })
-    .catch((err) => deps.logger.warn({ err }, `${r.door}: cannot record a rejection`));
 }
 
 const startInput = (spec: DoorSessionSpec) => ({
@@ -198,7 +169,7 @@ export async function admitDoorSession(deps: DoorKitDeps, spec: DoorSessionSpec)
  * spec.refuse). A door lets bytes flow only after this resolves.
  */
 export async function openDoorSession(deps: DoorKitDeps, spec: DoorSessionSpec): Promise<DoorSession | undefined> {
-  const id = newId('session', deps.clock());
+  const id = spec.id ?? newId('session', deps.clock());
   let recording: SessionRecording | undefined;
   if (spec.recording) {
     try {
@@ -257,7 +228,7 @@ function createHandle(deps: DoorKitDeps, spec: DoorSessionSpec, id: string, reco
   const ttl = spec.options.maxSessionTtlMs;
   const ttlTimer = ttl === undefined ? undefined : setTimeout(() => terminate(MAX_TTL_REACHED), ttl);
   ttlTimer?.unref();
-  const idleMs = spec.idleTimeoutMs;
+  const idleMs = spec.idleTimeoutMs ?? deps.idleTimeoutMs;
   let idleTimer: NodeJS.Timeout | undefined;
   const armIdle = () => {
     if (idleMs === undefined) return;

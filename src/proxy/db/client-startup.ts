@@ -3,15 +3,11 @@
 // and a database name, then the password — an access token or a one-time ticket — asked for in
 // cleartext (AuthenticationCleartextPassword; over TLS off loopback). SCRAM is not offered: it needs
 // a verifier derived from the password, and Gatehouse keeps only SHA-256 hashes of its tokens.
+
 import type { Socket } from 'node:net';
 import { TLSSocket } from 'node:tls';
 import type { AccessChecker } from '../../access/access-checker.js';
 import type { Principal } from '../../auth/principal.js';
-import {
-  authenticateDoorCredential,
-  type CredentialFailure,
-  type DoorCredentialDeps,
-} from '../common/door-credential.js';
 import {
   authenticationCleartextPassword,
   CANCEL_REQUEST,
@@ -22,7 +18,13 @@ import {
   parseStartupParameters,
   SSL_REQUEST,
   StartupReader,
-} from './wire.js';
+} from '../../lib/pg-wire.js';
+import type { PrincipalProof } from '../../sessions/principal-proof.js';
+import {
+  authenticateDoorCredential,
+  type CredentialFailure,
+  type DoorCredentialDeps,
+} from '../common/door-credential.js';
 
 /** Startup parameters passed on to the database (the rest are the proxy's to decide). */
 const PASSED_PARAMETERS = /^(application_name|client_encoding|DateStyle|TimeZone|extra_float_digits|options)$/;
@@ -121,7 +123,9 @@ export async function authenticateClient(
   startup: ClientStartup,
   deps: AuthDeps,
   remoteAddr: string,
-): Promise<{ principal: Principal; reason?: undefined } | { principal?: undefined; reason: string }> {
+): Promise<
+  { principal: Principal; proof: PrincipalProof; reason?: undefined } | { principal?: undefined; reason: string }
+> {
   const target = startup.target as { dbUser: string; database: string; dbName: string };
   startup.socket.write(authenticationCleartextPassword());
   const message = await startup.reader.readMessage();
@@ -138,5 +142,5 @@ export async function authenticateClient(
       grant.login === target.dbUser &&
       grant.db_name === target.dbName,
   });
-  return 'principal' in r ? { principal: r.principal } : { reason: FAILURES[r.failure] };
+  return 'principal' in r ? { principal: r.principal, proof: r.proof } : { reason: FAILURES[r.failure] };
 }

@@ -6,6 +6,7 @@
 import type { Socket } from 'node:net';
 import type { EventInput } from '../../audit/audit-log.js';
 import { actorOfPrincipal, type Principal } from '../../auth/principal.js';
+import { authenticationOk, backendKeyData, errorResponse } from '../../lib/pg-wire.js';
 import type { SessionOptions } from '../../rbac/policy.js';
 import type { SessionRecording } from '../../recordings/spool.js';
 import { type DoorKitDeps, type DoorSessionSpec, openDoorSession } from '../common/door-session.js';
@@ -15,7 +16,6 @@ import { ReadOnlyGuard } from './read-only.js';
 import { type StatementOutcome, StatementTracker } from './statement-tracker.js';
 import { createTranscript } from './transcript.js';
 import type { UpstreamSession } from './upstream.js';
-import { authenticationOk, backendKeyData, errorResponse } from './wire.js';
 
 /** Audit writes in flight per session beyond which the client is paused until they are stored. */
 const MAX_AUDIT_IN_FLIGHT = 256;
@@ -31,6 +31,8 @@ export interface DatabaseRef {
 }
 
 export interface DbSessionContext extends DoorKitDeps {
+  /** The id its upstream credential was issued for. */
+  sessionId: string;
   principal: Principal;
   database: DatabaseRef;
   dbUser: string;
@@ -59,6 +61,7 @@ function dbSessionSpec(ctx: DbSessionContext, scanner: () => FrameScanner | unde
   const { client, database } = ctx;
   const up = ctx.upstream.socket;
   return {
+    id: ctx.sessionId,
     kind: 'db',
     type: 'sql',
     principal: ctx.principal,

@@ -10,8 +10,9 @@
 // order with everything else, and the statement's db.query event records the refusal. Should the
 // setting still turn off, the server reports it (ParameterStatus, PostgreSQL ≥ 14, at
 // ReadyForQuery) and the session is ended.
+
+import { cString } from '../../lib/pg-wire.js';
 import { FrameScanner } from './frame-scanner.js';
-import { cString } from './wire.js';
 
 export const READ_ONLY_STARTUP = { default_transaction_read_only: 'on' } as const;
 /** Longest statement inspected; a longer one in a read-only session ends it (it cannot be judged). */

@@ -19,6 +19,8 @@ export async function startDbProxy(
     clock: Clock;
     logger: Logger;
     door: DoorOptions;
+    /** proxy.session_idle_timeout (ms), if set. */
+    idleTimeoutMs?: number;
   },
 ): Promise<{ proxy: DbProxy; addr: { host: string; port: number } }> {
   const proxy = createDbProxy({
@@ -29,7 +31,7 @@ export async function startDbProxy(
     sessions: services.sessionRegistry,
     recordings: services.recordings,
     audit: services.audit,
-    upstreamCredential: (id, dbUser, access) => services.resources.dbUpstream(id, dbUser, access),
+    upstreamCredential: (grounds, o) => services.upstreamCredentials.db(grounds, o),
     clock: opts.clock,
     logger: opts.logger,
     ...(services.metrics ? { metrics: services.metrics } : {}),
@@ -37,6 +39,7 @@ export async function startDbProxy(
     requireTls: !opts.loopback,
     queryMaxLength: opts.queryMaxLength,
     door: opts.door,
+    ...(opts.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: opts.idleTimeoutMs }),
     cancelKeys: createCancelKeys(services.shared.link, (err) => opts.logger.debug({ err }, 'db: cancel key in redis')),
   });
   const bound = await proxy.listen(opts.host, opts.port);

@@ -3,7 +3,7 @@
 // ReadyForQuery), so every statement becomes one audit record with its text, result columns, row
 // count, outcome and duration. Only message heads are seen (frame-scanner.ts); results' rows never
 // pass through here.
-import { cString, parseErrorFields } from './wire.js';
+import { cString, parseErrorFields } from '../../lib/pg-wire.js';
 
 export interface StatementOutcome {
   text: string;
@@ -36,21 +36,21 @@ export interface StatementOutcome {
   durationMs: number;
 }
 
-interface Pending {
-  text: string;
-  truncated: boolean;
-  protocol: 'simple' | 'extended';
-  statement?: string;
-  parameters?: Array<string | null>;
-  parametersTruncated?: boolean;
-  tags: string[];
-  columns?: string[];
-  error?: { code: string; message: string };
-  suspended?: boolean;
-  done: boolean;
-  startedAt: number;
-  endedAt?: number;
-}
+/** A statement on its way: what its outcome will say so far, until it is done. */
+type Pending = Pick<
+  StatementOutcome,
+  | 'text'
+  | 'truncated'
+  | 'protocol'
+  | 'statement'
+  | 'parameters'
+  | 'parametersTruncated'
+  | 'tags'
+  | 'columns'
+  | 'error'
+  | 'suspended'
+  | 'startedAt'
+> & { done: boolean; endedAt?: number };
 
 interface Batch {
   simple: boolean;

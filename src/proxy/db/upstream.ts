@@ -10,8 +10,8 @@ import { createRequire } from 'node:module';
 import { connect, isIP, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import { serialize } from 'pg-protocol';
+import { parseErrorFields, StartupReader } from '../../lib/pg-wire.js';
 import { ReusedReads } from './reused-reads.js';
-import { parseErrorFields, StartupReader } from './wire.js';
 
 interface SaslSession {
   response: string;

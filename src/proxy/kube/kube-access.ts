@@ -1,18 +1,20 @@
 // Who is calling the Kubernetes proxy, and as whom they reach the cluster. The bearer token goes
-// through the token service (the same principal pipeline as the API and SSH); the cluster and the
+// through the door kit's credential step (the same principal pipeline as the API and SSH, and the
+// same login throttle: a guessed token counts against the address and the secret); the cluster and the
 // identity are decided by the shared access checker (src/access/access-checker.ts): the cluster must
 // be visible to the principal's selectors (deny wins); the user upstream is the one kube_users value
 // of the roles that select this cluster (or one of several, chosen with kubectl --as; none:
 // `gatehouse:user:<name>` / `gatehouse:agent:<id>`) and the groups those roles' kube_groups, as the
 // checker's kubeIdentity gives them (the session guard re-checks a live exec against the same).
+
 import type { IncomingHttpHeaders } from 'node:http';
 import { type AccessChecker, implicitKubeUser, type ResourceRef } from '../../access/access-checker.js';
 import type { Principal } from '../../auth/principal.js';
-import type { TokenService } from '../../auth/token-service.js';
-import { GatehouseError } from '../../lib/errors.js';
 import type { KubeObjectRequest, KubeVerdict } from '../../rbac/kube-resources.js';
 import type { SessionOptions } from '../../rbac/policy.js';
 import type { KubeVerb } from '../../rbac/types.js';
+import type { PrincipalProof } from '../../sessions/principal-proof.js';
+import { authenticateDoorCredential, type DoorCredentialDeps } from '../common/door-credential.js';
 import type { ItemFilter } from './kube-filter.js';
 import type { KubeRequestInfo } from './kube-request.js';
 
@@ -29,14 +31,17 @@ export type KubeDecision =
       userChosen: boolean;
       options: SessionOptions;
     }
-  | { allowed: false; code: 401 | 403 | 404; reason: string; principal?: Principal; cluster?: ClusterRef };
+  | { allowed: false; code: 401 | 403 | 404 | 429; reason: string; principal?: Principal; cluster?: ClusterRef };
+
+/** Who sent a request: its principal, or why not (401: no or a bad token; 429: too many bad ones). */
+export type KubeCaller = { principal: Principal; proof: PrincipalProof } | Extract<KubeDecision, { allowed: false }>;
 
 export type KubeAccess = ReturnType<typeof createKubeAccess>;
 
 export function createKubeAccess(deps: {
   /** The one access checker (services.access): the same every other door decides with. */
   checker: AccessChecker;
-  tokens: Pick<TokenService, 'authenticate'>;
+  credentials: DoorCredentialDeps;
 }) {
   const { checker } = deps;
   const findCluster = (id: string): ClusterRef | undefined => checker.findById('kube_cluster', id);
@@ -68,16 +73,24 @@ export function createKubeAccess(deps: {
           ...(object.metadata?.namespace ? { namespace: object.metadata.namespace } : {}),
         });
     },
-    decide(headers: IncomingHttpHeaders, clusterId: string): KubeDecision {
+    /**
+     * The bearer token of a request, through the door kit's credential step. Throttled callers hear
+     * 429 without Retry-After: client-go retries a 429 that names a wait, and each retry would be
+     * another refused guess; the message says how long to wait.
+     */
+    async authenticate(headers: IncomingHttpHeaders, remoteAddr: string): Promise<KubeCaller> {
       const m = /^Bearer (\S{1,512})$/.exec(headers.authorization ?? '');
       if (!m) return { allowed: false, code: 401, reason: 'send the Gatehouse token of your kubeconfig' };
-      let principal: Principal;
-      try {
-        principal = deps.tokens.authenticate(m[1] as string);
-      } catch (error) {
-        if (error instanceof GatehouseError) return { allowed: false, code: 401, reason: error.detail };
-        throw error;
-      }
+      const result = await authenticateDoorCredential(deps.credentials, {
+        door: 'kube',
+        secret: m[1] as string,
+        remoteAddr,
+      });
+      if ('principal' in result) return result;
+      return { allowed: false, code: result.failure === 'throttled' ? 429 : 401, reason: result.detail };
+    },
+    /** The cluster and the identity upstream for an authenticated caller. */
+    decide(principal: Principal, headers: IncomingHttpHeaders, clusterId: string): KubeDecision {
       const decision = checker.authorize<ClusterRef>(principal, { kind: 'kube_cluster', id: clusterId }, []);
       if (!decision.allowed) {
         // A cluster the principal may not see does not exist for them (as the API answers 404).

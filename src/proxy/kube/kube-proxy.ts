@@ -14,50 +14,41 @@ import type { EventInput } from '../../audit/audit-log.js';
 import { actorOfPrincipal } from '../../auth/principal.js';
 import type { DoorOptions } from '../../net/listener-limits.js';
 import type { KubeUpstream } from '../../resources/kube-upstream.js';
+import type { PrincipalProof } from '../../sessions/principal-proof.js';
+import { createAnsweredRequests } from '../common/answered-requests.js';
 import { doorListener } from '../common/door-listener.js';
 import { type DoorKitDeps, noteDoorRefusal } from '../common/door-session.js';
-import { describeKubeRequest, impersonationHeaders, type KubeAccess, type KubeDecision } from './kube-access.js';
+import {
+  describeKubeRequest,
+  impersonationHeaders,
+  type KubeAccess,
+  type KubeCaller,
+  type KubeDecision,
+} from './kube-access.js';
+import { type Admitted, admissionKey, createKubeAdmissions } from './kube-admissions.js';
 import { readCreateBody } from './kube-create-name.js';
 import { bridgeExec } from './kube-exec.js';
-import type { ItemFilter } from './kube-filter.js';
 import { portForwardSession, tunnelPortForward } from './kube-portforward.js';
-import { type KubeRequestInfo, requestInfo, sendStatus, sendStatusOnSocket } from './kube-request.js';
-import { createKubeRequestLog } from './kube-request-log.js';
+import { type Routed, requestData, route, sendStatus, sendStatusOnSocket } from './kube-request.js';
 import { createKubeScopes } from './kube-scope.js';
 import { forward } from './kube-upstream-request.js';
 
 export interface KubeProxyDeps extends DoorKitDeps {
   tls: { cert: string; key: string };
   access: KubeAccess;
-  upstream(clusterId: string): KubeUpstream | undefined;
+  /** The cluster's upstream credential, asked with the decision it serves (issued after a check of its own). */
+  /** `proof`: the caller's bearer token as presented, forwarded with the ask (sessions/principal-proof.ts). */
+  upstream(
+    decision: Extract<KubeDecision, { allowed: true }>,
+    proof: PrincipalProof | undefined,
+  ): Promise<KubeUpstream | undefined>;
   /** Caps and the handshake deadline of the listener (TLS handshake and first request in time). */
   door: DoorOptions;
 }
 
 export type KubeProxy = ReturnType<typeof createKubeProxy>;
 
-const PREFIX = /^\/clusters\/([a-z]+_[0-9a-z]{1,40})(\/[^?]*)?(\?.*)?$/;
 const STREAMING = new Set(['exec', 'attach']);
-
-interface Routed {
-  clusterId: string;
-  restPath: string;
-  query: string;
-  info: KubeRequestInfo;
-}
-
-function route(req: IncomingMessage): Routed | undefined {
-  const m = PREFIX.exec(req.url ?? '');
-  if (!m) return undefined;
-  const restPath = m[2] ?? '/';
-  const query = m[3] ?? '';
-  return {
-    clusterId: m[1] as string,
-    restPath,
-    query,
-    info: requestInfo(req.method ?? 'GET', restPath, new URLSearchParams(query.slice(1))),
-  };
-}
 
 export function createKubeProxy(deps: KubeProxyDeps) {
   const { access, audit, clock, logger } = deps;
@@ -67,12 +58,14 @@ export function createKubeProxy(deps: KubeProxyDeps) {
     // The protocol the API server chose, which bridgeExec put first (it offered only the client's).
     handleProtocols: (protocols) => [...protocols][0] ?? false,
   });
-  // Answered requests' events, one audit append every few tens of ms (kube-request-log.ts).
-  const answeredLog = createKubeRequestLog(audit, (err) => logger.error({ err }, 'kube: cannot record requests'));
+  // Answered requests' events, one audit append every few tens of ms (common/answered-requests.ts).
+  const answeredLog = createAnsweredRequests(audit, (err) => logger.error({ err }, 'kube: cannot record requests'));
   // Which custom kinds are cluster-scoped, from the cluster's discovery (kube-scope.ts).
   const scopes = createKubeScopes({ clock });
   /** Discovery requests per cluster, counted instead of logged one by one. */
   const discoveryCount = new Map<string, number>();
+  /** Admissions reused while the principal object (and so the state) is unchanged, ≤ 1 s (kube-admissions.ts). */
+  const admissions = createKubeAdmissions(clock);
 
   /** kube.request, for every API request except discovery; refusals are durable before the answer. */
   function recordRequest(
@@ -94,19 +87,7 @@ export function createKubeProxy(deps: KubeProxyDeps) {
         : { kind: 'kube_cluster', id: routed.clusterId },
       success: decision.allowed && code < 400,
       remote_addr: req.socket.remoteAddress ?? '',
-      data: {
-        verb: info.verb,
-        ...(info.apiGroup ? { api_group: info.apiGroup } : {}),
-        ...(info.resource ? { resource: info.resource } : {}),
-        ...(info.subresource ? { subresource: info.subresource } : {}),
-        ...(info.namespace ? { namespace: info.namespace } : {}),
-        ...(info.name ? { name: info.name } : {}),
-        path: routed.restPath.slice(0, 512),
-        response_code: code,
-        duration_ms: clock() - startedAt,
-        ...(decision.allowed ? { kube_user: decision.user, kube_groups: decision.groups } : {}),
-        ...(reason ? { reason } : {}),
-      },
+      data: requestData(routed, code, clock() - startedAt, decision.allowed ? decision : undefined, reason),
     };
     deps.metrics?.kubeRequests.inc({ verb: info.verb });
     if (decision.allowed && !reason) {
@@ -124,23 +105,33 @@ export function createKubeProxy(deps: KubeProxyDeps) {
     return audit.record(event);
   }
 
-  /** Authentication, authorization and the impersonation rule, shared by plain and upgrade requests. */
+  /** Authorization and the impersonation rule for an authenticated caller, shared by plain and upgrade requests. */
   async function admit(
     req: IncomingMessage,
     routed: Routed,
     startedAt: number,
-  ): Promise<
-    | {
-        ok: true;
-        decision: Extract<KubeDecision, { allowed: true }>;
-        upstream: KubeUpstream;
-        filter?: { keep: ItemFilter; watch: boolean };
-      }
-    | { ok: false; code: number; message: string }
-  > {
-    const decision = access.decide(req.headers, routed.clusterId);
+    caller: KubeCaller,
+  ): Promise<Admitted | { ok: false; code: number; message: string }> {
+    if ('allowed' in caller) return decideAndAdmit(req, routed, startedAt, caller);
+    const key = admissionKey(routed.clusterId, req.headers['impersonate-user'], routed.info);
+    const held = admissions.get(caller.principal, key);
+    if (held && impersonationHeaders(req.headers, held.decision.userChosen).length === 0) return held;
+    const admitted = await decideAndAdmit(req, routed, startedAt, caller);
+    if (admitted.ok) admissions.set(caller.principal, key, admitted);
+    return admitted;
+  }
+
+  /** The decision, the impersonation rule, the credential and kube_resources, from scratch. */
+  async function decideAndAdmit(
+    req: IncomingMessage,
+    routed: Routed,
+    startedAt: number,
+    caller: KubeCaller,
+  ): Promise<Admitted | { ok: false; code: number; message: string }> {
+    const decision = 'allowed' in caller ? caller : access.decide(caller.principal, req.headers, routed.clusterId);
     if (!decision.allowed) {
-      if (decision.code !== 401 || decision.principal)
+      // Who did not authenticate makes no kube.request event (the credential step audits a bad token).
+      if ((decision.code !== 401 && decision.code !== 429) || decision.principal)
         await recordRequest(req, routed, decision, decision.code, startedAt, decision.reason);
       else {
         const remoteAddr = req.socket.remoteAddress ?? '';
@@ -167,7 +158,16 @@ export function createKubeProxy(deps: KubeProxyDeps) {
         `gatehouse: impersonation is set by Gatehouse from your roles; remove ${asked.join(', ')} (kubectl --as/--as-group)`,
       );
     }
-    const upstream = deps.upstream(routed.clusterId);
+    let upstream: KubeUpstream | undefined;
+    try {
+      upstream = await deps.upstream(decision, 'proof' in caller ? caller.proof : undefined);
+    } catch (error) {
+      return {
+        ok: false,
+        code: 503,
+        message: `gatehouse: no credential for ${decision.cluster.name}: ${(error as Error).message}`,
+      };
+    }
     const clusterScoped = upstream ? await scopes.clusterScoped(upstream, routed.info) : false;
     const object = access.object(decision.principal, decision.cluster, routed.info, clusterScoped);
     if (object?.verdict === 'deny')
@@ -198,11 +198,13 @@ export function createKubeProxy(deps: KubeProxyDeps) {
     // cluster admits at all, so no anonymous request makes the proxy hold a body.
     let body: Buffer | undefined;
     const { info } = routed;
+    const caller = await access.authenticate(req.headers, req.socket.remoteAddress ?? '');
     if (
       info.verb === 'create' &&
       !info.name &&
       !info.subresource &&
-      access.decide(req.headers, routed.clusterId).allowed
+      !('allowed' in caller) &&
+      access.decide(caller.principal, req.headers, routed.clusterId).allowed
     ) {
       const read = await readCreateBody(req);
       if (!read.ok) {
@@ -212,7 +214,7 @@ export function createKubeProxy(deps: KubeProxyDeps) {
       body = read.body;
       if (read.name) routed = { ...routed, info: { ...info, name: read.name } };
     }
-    const admitted = await admit(req, routed, startedAt);
+    const admitted = await admit(req, routed, startedAt, caller);
     if (!admitted.ok) {
       sendStatus(res, admitted.code, admitted.message);
       return;
@@ -237,7 +239,8 @@ export function createKubeProxy(deps: KubeProxyDeps) {
       sendStatusOnSocket(socket, 404, 'gatehouse: use the kubeconfig from GET /v1/resources/{id}/kubeconfig');
       return;
     }
-    const admitted = await admit(req, routed, startedAt);
+    const caller = await access.authenticate(req.headers, req.socket.remoteAddress ?? '');
+    const admitted = await admit(req, routed, startedAt, caller);
     if (!admitted.ok) {
       sendStatusOnSocket(socket, admitted.code, admitted.message);
       return;

@@ -1,7 +1,8 @@
 // What a Kubernetes API request asks for, read from its path (the apiserver's own request-info
-// rules, reduced to what the proxy audits and routes), and the Status objects it answers refusals
-// with, so kubectl prints them as it prints the apiserver's own errors.
-import type { ServerResponse } from 'node:http';
+// rules, reduced to what the proxy audits and routes), the cluster it is routed to, the data of its
+// kube.request event, and the Status objects it answers refusals with, so kubectl prints them as it
+// prints the apiserver's own errors.
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 
 export interface KubeRequestInfo {
@@ -127,4 +128,56 @@ export function sendStatusOnSocket(socket: Duplex, code: number, message: string
     `HTTP/1.1 ${code} ${REASONS[code] ?? 'Error'}\r\ncontent-type: application/json\r\n` +
       `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
   );
+}
+
+const PREFIX = /^\/clusters\/([a-z]+_[0-9a-z]{1,40})(\/[^?]*)?(\?.*)?$/;
+
+export interface Routed {
+  clusterId: string;
+  restPath: string;
+  query: string;
+  info: KubeRequestInfo;
+}
+
+export function route(req: IncomingMessage): Routed | undefined {
+  const m = PREFIX.exec(req.url ?? '');
+  if (!m) return undefined;
+  const restPath = m[2] ?? '/';
+  const query = m[3] ?? '';
+  return {
+    clusterId: m[1] as string,
+    restPath,
+    query,
+    info: requestInfo(req.method ?? 'GET', restPath, new URLSearchParams(query.slice(1))),
+  };
+}
+
+/**
+ * A kube.request's data, fields in the documented order. Set one by one: a spread of `{}` for each
+ * absent field allocated and copied an object per field on every request.
+ */
+export function requestData(
+  routed: Routed,
+  code: number,
+  durationMs: number,
+  /** Who it went upstream as: the allowed decision's user and groups. */
+  upstreamAs: { user: string; groups: string[] } | undefined,
+  reason: string | undefined,
+): Record<string, unknown> {
+  const { info } = routed;
+  const data: Record<string, unknown> = { verb: info.verb };
+  if (info.apiGroup) data.api_group = info.apiGroup;
+  if (info.resource) data.resource = info.resource;
+  if (info.subresource) data.subresource = info.subresource;
+  if (info.namespace) data.namespace = info.namespace;
+  if (info.name) data.name = info.name;
+  data.path = routed.restPath.slice(0, 512);
+  data.response_code = code;
+  data.duration_ms = durationMs;
+  if (upstreamAs) {
+    data.kube_user = upstreamAs.user;
+    data.kube_groups = upstreamAs.groups;
+  }
+  if (reason) data.reason = reason;
+  return data;
 }

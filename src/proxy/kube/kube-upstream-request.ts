@@ -49,20 +49,36 @@ export function upstreamHeaders(
 // credential or address changes), with the CA and client identity built in: passed per request
 // instead, they made Node's global agent build and hash a pool name holding the whole CA PEM on
 // every request. A replaced upstream's agent goes with it; its idle sockets close as the server
-// drops them.
-const agents = new WeakMap<KubeUpstream, Agent>();
-export function agentFor(upstream: KubeUpstream): Agent {
-  let agent = agents.get(upstream);
-  if (!agent) {
-    agent = new Agent({
-      keepAlive: true,
-      ca: upstream.ca,
-      ...(upstream.cert ? { cert: upstream.cert, key: upstream.key } : {}),
-    });
-    agents.set(upstream, agent);
-  }
-  return agent;
+// drops them. The address is parsed once per upstream too (a URL per request was measurable).
+interface Target {
+  agent: Agent;
+  host: string;
+  port: string | number;
+  basePath: string;
+  servername?: string;
 }
+const targets = new WeakMap<KubeUpstream, Target>();
+function targetOf(upstream: KubeUpstream): Target {
+  let target = targets.get(upstream);
+  if (!target) {
+    const base = new URL(upstream.url);
+    const host = base.hostname.replace(/^\[|\]$/g, '');
+    target = {
+      agent: new Agent({
+        keepAlive: true,
+        ca: upstream.ca,
+        ...(upstream.cert ? { cert: upstream.cert, key: upstream.key } : {}),
+      }),
+      host,
+      port: base.port || 443,
+      basePath: base.pathname.replace(/\/$/, ''),
+      ...(isIP(host) ? {} : { servername: base.hostname }),
+    };
+    targets.set(upstream, target);
+  }
+  return target;
+}
+export const agentFor = (upstream: KubeUpstream): Agent => targetOf(upstream).agent;
 
 /** Forwards; resolves with the upstream status code (502 when unreachable) once the response ended. */
 export function forward(
@@ -81,7 +97,7 @@ export function forward(
   } = {},
 ): Promise<number> {
   const { filter, body } = opts;
-  const base = new URL(upstream.url);
+  const target = targetOf(upstream);
   const headers: OutgoingHttpHeaders = {};
   for (const [name, value] of Object.entries(req.headers)) {
     if (value === undefined || HOP_BY_HOP.has(name) || name.startsWith('impersonate-')) continue;
@@ -93,13 +109,13 @@ export function forward(
   return new Promise((resolve) => {
     const up = request(
       {
-        host: base.hostname.replace(/^\[|\]$/g, ''),
-        port: base.port || 443,
-        path: `${base.pathname.replace(/\/$/, '')}${restPathAndQuery}`,
+        host: target.host,
+        port: target.port,
+        path: `${target.basePath}${restPathAndQuery}`,
         method: req.method,
         headers,
-        agent: agentFor(upstream),
-        ...(isIP(base.hostname.replace(/^\[|\]$/g, '')) ? {} : { servername: base.hostname }),
+        agent: target.agent,
+        ...(target.servername === undefined ? {} : { servername: target.servername }),
       },
       (upRes) => {
         const out: OutgoingHttpHeaders = {};

@@ -3,10 +3,11 @@
 import type { Logger } from 'pino';
 import { ConfigError } from '../../config/load.js';
 import type { Config } from '../../config/schema.js';
-import { issueServerCertificate } from '../../kube/kube-ca.js';
 import type { Clock } from '../../lib/clock.js';
+import { newId } from '../../lib/ids.js';
 import type { DoorOptions } from '../../net/listener-limits.js';
 import type { Services } from '../../services.js';
+import { sessionPrincipal } from '../../sessions/session-registry.js';
 import { createKubeAccess } from './kube-access.js';
 import { createKubeProxy, type KubeProxy } from './kube-proxy.js';
 
@@ -18,6 +19,8 @@ export async function startKubeProxy(
     clock: Clock;
     logger: Logger;
     door: DoorOptions;
+    /** proxy.session_idle_timeout (ms), if set. */
+    idleTimeoutMs?: number;
   },
 ): Promise<{ proxy: KubeProxy; host: string; port: number }> {
   const m = /^(?:\[([^\]]+)\]|([^:]+)):(\d+)$/.exec(opts.config.kube_addr);
@@ -28,15 +31,29 @@ export async function startKubeProxy(
   const ca = services.kubeCa;
   const names = [host, ...(publicUrl ? [publicUrl.hostname.replace(/^\[|\]$/g, '')] : [])];
   const proxy = createKubeProxy({
-    tls: issueServerCertificate(ca, names),
-    access: createKubeAccess({ checker: services.access, tokens: services.tokens }),
-    upstream: (id) => services.resources.kubeUpstream(id),
+    tls: await services.kubeListenerCertificate(names),
+    access: createKubeAccess({
+      checker: services.access,
+      credentials: { pipeline: services.pipeline, tokens: services.tokens, tickets: services.tickets },
+    }),
+    upstream: (decision, proof) =>
+      services.upstreamCredentials.kube(
+        {
+          session_id: newId('session', opts.clock()),
+          kind: 'kube',
+          ...sessionPrincipal(decision.principal),
+          resource: { kind: 'kube_cluster', id: decision.cluster.id, name: decision.cluster.name },
+          login: decision.user,
+        },
+        { proof },
+      ),
     sessions: services.sessionRegistry,
     recordings: services.recordings,
     audit: services.audit,
     clock: opts.clock,
     logger: opts.logger,
     door: opts.door,
+    ...(opts.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: opts.idleTimeoutMs }),
     ...(services.metrics ? { metrics: services.metrics } : {}),
   });
   const bound = await proxy.listen(host, Number(m[3]));

@@ -8,8 +8,9 @@ import { createServer, type Socket } from 'node:net';
 import ssh2, { type Connection } from 'ssh2';
 import { doorListener } from '../common/door-listener.js';
 import { CLIENT_LEG_CIPHERS } from './algorithms.js';
+import type { ConnectionEnv, SshProxyDeps } from './connection-state.js';
 import type { RunningSession } from './session-channel.js';
-import { type ConnectionEnv, handleConnection, type SshProxyDeps } from './ssh-connection.js';
+import { handleConnection } from './ssh-connection.js';
 
 export type { SshProxyDeps };
 

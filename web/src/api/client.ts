@@ -47,6 +47,21 @@ export async function problemOf(response: Response, body?: unknown): Promise<Pro
   );
 }
 
+/**
+ * The data of an answer and its ETag: the version a change of the object names in If-Match, so that
+ * a change someone else made since it was read is refused (412), never overwritten.
+ */
+export async function okTagged<D>(
+  call: Promise<{ data?: D; error?: unknown; response: Response }>,
+): Promise<{ data: D; etag: string | undefined }> {
+  const { data, error, response } = await call;
+  if (error !== undefined || !response.ok) throw await problemOf(response, error);
+  return { data: data as D, etag: response.headers.get('etag') ?? undefined };
+}
+
+/** The If-Match header of a change of an object read with `okTagged`. */
+export const ifMatch = (etag: string | undefined) => (etag ? { 'if-match': etag } : {});
+
 type Listener = () => void;
 const signedOutListeners = new Set<Listener>();
 /** Called when the session is gone for good (expired and not refreshable, or revoked). */

@@ -5,17 +5,14 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link } from 'react-router';
+import { AppOpen } from './app-open';
 import { Command, type Endpoints, getMyAccess, grantedBy, type MyResourceAccess } from './connect-common';
 import { ConnectDatabase } from './connect-database';
 import { ConnectKube } from './connect-kube';
 import { SelectField } from './field';
 import { Empty, Loading, ProblemView } from './status';
 
-export function ConnectPanel({
-  resource,
-}: {
-  resource: { id: string; kind: string; name: string; public_url?: string };
-}) {
+export function ConnectPanel({ resource }: { resource: { id: string; kind: string; name: string } }) {
   const query = useQuery({
     queryKey: ['my-access', resource.id],
     queryFn: () => getMyAccess(resource.id),
@@ -25,34 +22,18 @@ export function ConnectPanel({
       <h2 id="connect-title">Connect</h2>
       {query.isPending && <Loading what="your access" />}
       {query.isError && <ProblemView error={query.error} />}
-      {query.data && (
-        <ConnectFor
-          access={query.data.resources[0]}
-          proxy={query.data.proxy}
-          kind={resource.kind}
-          publicUrl={resource.public_url}
-        />
-      )}
+      {query.data && <ConnectFor access={query.data.resources[0]} proxy={query.data.proxy} kind={resource.kind} />}
     </section>
   );
 }
 
-function ConnectFor({
-  access,
-  proxy,
-  kind,
-  publicUrl,
-}: {
-  access?: MyResourceAccess;
-  proxy: Endpoints;
-  kind: string;
-  publicUrl?: string;
-}) {
+function ConnectFor({ access, proxy, kind }: { access?: MyResourceAccess; proxy: Endpoints; kind: string }) {
   if (!access) return <Empty>Your roles do not let you connect to this {kind.replace('_', ' ')}.</Empty>;
   if (access.kind === 'server') return <ConnectServer access={access} proxy={proxy} />;
   if (access.kind === 'database') return <ConnectDatabase access={access} proxy={proxy} />;
   if (access.kind === 'kube_cluster') return <ConnectKube access={access} />;
-  return <ConnectApp access={access} url={publicUrl} />;
+  // An app: her access answers its public_url (or an MCP server's endpoint), as the app door serves it.
+  return <AppOpen access={access} />;
 }
 
 function ConnectServer({ access, proxy }: { access: MyResourceAccess; proxy: Endpoints }) {
@@ -82,17 +63,5 @@ function ConnectServer({ access, proxy }: { access: MyResourceAccess; proxy: End
       <p>With the gatehouse client (a short-lived certificate, no key to register):</p>
       <Command label="gatehouse command" text={`gatehouse ssh ${user}`} />
     </>
-  );
-}
-
-/** public_url: where the web listener serves the app (application access); it signs her in there. */
-function ConnectApp({ access, url }: { access: MyResourceAccess; url?: string }) {
-  if (!url) return <Empty>This app is not served through Gatehouse yet.</Empty>;
-  return (
-    <p>
-      <a className="button" href={url} target="_blank" rel="noreferrer">
-        Launch {access.name}
-      </a>
-    </p>
   );
 }

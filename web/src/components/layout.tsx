@@ -5,13 +5,17 @@ import { NavLink, Outlet, useNavigate } from 'react-router';
 import { SESSION_KEY, signOut, useSession } from '../session';
 import { ProblemView } from './status';
 
+// resource '': shown to everyone (what one reaches needs no permission to read).
 const SECTIONS: Array<{ to: string; label: string; resource: string }> = [
   { to: '/resources', label: 'Resources', resource: 'resources' },
+  { to: '/apps', label: 'Apps', resource: '' },
+  { to: '/approvals', label: 'Approvals', resource: '' },
   { to: '/users', label: 'Users', resource: 'users' },
   { to: '/roles', label: 'Roles', resource: 'roles' },
   { to: '/agents', label: 'Agents', resource: 'agents' },
   { to: '/sessions', label: 'Sessions', resource: 'sessions' },
   { to: '/audit', label: 'Audit log', resource: 'events' },
+  { to: '/connectors', label: 'Single sign-on', resource: 'connectors' },
 ];
 
 export function Layout() {
@@ -19,7 +23,7 @@ export function Layout() {
   const navigate = useNavigate();
   const queryClient = useQueryClient();
   const [error, setError] = useState<unknown>();
-  const visible = SECTIONS.filter((s) => (session.permissions[s.resource] ?? []).includes('list'));
+  const visible = SECTIONS.filter((s) => !s.resource || (session.permissions[s.resource] ?? []).includes('list'));
   return (
     <div className="shell">
       <header>

@@ -15,9 +15,13 @@ export const API_RESOURCES = [
   'events',
   'webhooks',
   'tokens',
+  'cluster',
+  'connectors',
   '*',
 ] as const;
 export const RESOURCE_KINDS = ['server', 'database', 'app', 'kube_cluster', '*'] as const;
+/** Logins are open (POSIX names): offered are the trait template and common accounts, not a limit. */
+export const LOGIN_SUGGESTIONS = ['{{traits.logins}}', 'root', 'ubuntu', 'admin'] as const;
 
 export function useRoleNames(): string[] {
   const may = useCan('roles', 'list');

@@ -4,7 +4,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { parse, stringify } from 'yaml';
-import { api, type Body, ok } from '../api/client';
+import { api, type Body, ifMatch, ok } from '../api/client';
 import { TextAreaField } from './field';
 import { ProblemView } from './status';
 
@@ -18,11 +18,14 @@ export const roleYaml = (role: RoleBody & Record<string, unknown>): string => {
 export function RoleYaml({
   id,
   role,
+  etag,
   canWrite,
   onSaved,
 }: {
   id: string;
   role: RoleBody & { updated_at: string };
+  /** The version shown: a save names it (If-Match). */
+  etag: string | undefined;
   canWrite: boolean;
   onSaved: () => void;
 }) {
@@ -39,11 +42,14 @@ export function RoleYaml({
       } catch (e) {
         throw new Error(`not YAML: ${(e as Error).message}`);
       }
-      return ok(api.PUT('/v1/roles/{id}', { params: { path: { id } }, body }));
+      return ok(api.PUT('/v1/roles/{id}', { params: { path: { id }, header: ifMatch(etag) }, body }));
     },
     onSuccess: (r) => {
       void queryClient.invalidateQueries({ queryKey: ['roles'] });
-      queryClient.setQueryData(['role', r.id], r);
+      // The saved role at once (the page stays, the form shows it), then read again for its new
+      // version (its ETag), which the next save names.
+      queryClient.setQueryData(['role', r.id], { data: r, etag: undefined });
+      void queryClient.invalidateQueries({ queryKey: ['role', r.id] });
       setText(roleYaml(r as RoleBody));
       onSaved();
     },

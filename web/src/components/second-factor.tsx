@@ -22,7 +22,7 @@ async function post<T>(path: string, body: unknown = {}): Promise<T> {
 type Step = { mode: 'assert' | 'register'; options: never };
 
 /** The second step: the server says whether to use a registered key or register the first one. */
-export function SecondFactor({ name, onSignedIn }: { name: string; onSignedIn: (s: WebSession) => void }) {
+export function SecondFactor({ name, onSignedIn }: { name?: string; onSignedIn: (s: WebSession) => void }) {
   const [keyName, setKeyName] = useState('Security key');
   const [mode, setMode] = useState<Step['mode'] | undefined>();
   const step = useMutation({
@@ -41,8 +41,14 @@ export function SecondFactor({ name, onSignedIn }: { name: string; onSignedIn: (
     <section aria-labelledby="second-factor" className="second-factor">
       <h2 id="second-factor">Use your security key</h2>
       <p>
-        The first factor for <strong>{name}</strong> is right. Your roles require a security key or passkey: touch it to
-        finish. If you have none yet, you register one now.
+        {name ? (
+          <>
+            The first factor for <strong>{name}</strong> is right.
+          </>
+        ) : (
+          'The first factor is right.'
+        )}{' '}
+        Your roles require a security key or passkey: touch it to finish. If you have none yet, you register one now.
       </p>
       {mode !== 'assert' && (
         <p>

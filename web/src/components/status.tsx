@@ -26,7 +26,14 @@ export function ProblemView({ error, title, inline }: { error: unknown; title?: 
   return (
     <div className="problem" role="alert">
       <strong>{title ?? `Error ${error.status}`}</strong>
-      <p>{error.detail}</p>
+      {error.status === 412 ? (
+        <p>
+          Someone changed this since you opened it, so nothing was saved. Reload the page to see their change, then make
+          yours again.
+        </p>
+      ) : (
+        <p>{error.detail}</p>
+      )}
       {error.errors.length > 0 && !inline && (
         <ul>
           {error.errors.map((e) => (

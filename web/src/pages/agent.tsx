@@ -1,5 +1,6 @@
 // One agent: issue credentials (each shown once), list and revoke them, its delegations, and the kill
-// switch (suspend, reactivate, revoke) with the receipt of what it ended.
+// switch (suspend, reactivate, revoke) with the receipt of what it ended; the Access tab: every resource
+// it reaches (its roles within its owner's), as whom, and the role granting each.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useParams } from 'react-router';
@@ -7,8 +8,10 @@ import { api, ok } from '../api/client';
 import { Credentials } from '../components/agent-credentials';
 import { ConfirmButton } from '../components/confirm';
 import { formatLabels } from '../components/labels';
+import { PrincipalAccess } from '../components/principal-access';
 import { QueryTable } from '../components/query-table';
 import { Loading, ProblemView } from '../components/status';
+import { Tabs } from '../components/tabs';
 import { useCan } from '../session';
 
 type Receipt = {
@@ -77,6 +80,23 @@ export function AgentPage() {
       </div>
       {setStatus.isError && <ProblemView error={setStatus.error} title="Status not changed" />}
       {receipt && <KillSwitchReceipt receipt={receipt} />}
+      <Tabs
+        label={`About ${a.name}`}
+        tabs={[
+          { id: 'details', title: 'Details', panel: () => <AgentDetails agent={a} /> },
+          { id: 'access', title: 'Access', panel: () => <PrincipalAccess kind="agent" id={a.id} name={a.name} /> },
+        ]}
+      />
+    </section>
+  );
+}
+
+type AgentView = Awaited<ReturnType<typeof getAgent>>;
+const getAgent = (id: string) => ok(api.GET('/v1/agents/{id}', { params: { path: { id } } }));
+
+function AgentDetails({ agent: a }: { agent: AgentView }) {
+  return (
+    <>
       <dl className="facts">
         <dt>Id</dt>
         <dd>
@@ -97,7 +117,7 @@ export function AgentPage() {
       </dl>
       <Credentials agentId={a.id} agentRoles={a.roles} active={a.status === 'active'} />
       <Delegations agentId={a.id} />
-    </section>
+    </>
   );
 }
 

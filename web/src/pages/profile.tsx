@@ -1,13 +1,16 @@
 // The signed-in person's own page: what she may reach and as whom (her effective access), her SSH
-// public keys (add, name, remove: then plain ssh through the proxy works) and her API keys (created
-// within her own rights, shown once; revoke). Every call is to /v1/users/me/…, which needs no admin
-// permission.
+// public keys (add, name, remove: then plain ssh through the proxy works), her API keys (created
+// within her own rights, shown once; revoke), her security keys and passkeys (the account page's
+// component), and her live logins (end one, or sign out everywhere). Every call is to
+// /v1/users/me/…, which needs no admin permission.
 import { useQuery } from '@tanstack/react-query';
-import { Link } from 'react-router';
 import { api, ok } from '../api/client';
 import { MyApiKeys } from '../components/my-api-keys';
+import { MyLogins } from '../components/my-logins';
 import { MySshKeys } from '../components/my-ssh-keys';
-import { QueryTable } from '../components/query-table';
+import { AccessTable } from '../components/principal-access';
+import { SecurityKeys } from '../components/security-keys';
+import { Loading, ProblemView } from '../components/status';
 import { useSession } from '../session';
 
 export function ProfilePage() {
@@ -34,26 +37,13 @@ export function ProfilePage() {
         <>
           <MySshKeys />
           <MyApiKeys />
+          <SecurityKeys />
+          <MyLogins />
         </>
       )}
     </section>
   );
 }
-
-const asWhom = (r: {
-  logins: string[];
-  db_users: string[];
-  db_names: string[];
-  kube_users: string[];
-  kube_groups: string[];
-}) =>
-  [
-    r.logins.join(', '),
-    r.db_users.length ? `${r.db_users.join(', ')} → ${r.db_names.join(', ')}` : '',
-    [...r.kube_users, ...r.kube_groups.map((g) => `group ${g}`)].join(', '),
-  ]
-    .filter(Boolean)
-    .join('; ');
 
 /** Every resource she reaches, as whom, and the roles that grant it. */
 function MyAccess() {
@@ -61,24 +51,13 @@ function MyAccess() {
   return (
     <section aria-labelledby="my-access">
       <h2 id="my-access">What you can reach</h2>
-      <QueryTable
-        query={query}
-        what="your access"
-        label="What you can reach"
-        items={(d) => d.resources}
-        empty="Your roles let you reach no resource."
-        headers={['Resource', 'Kind', 'As', 'Granted by']}
-        row={(r) => (
-          <tr key={r.id}>
-            <td>
-              <Link to={`/resources/${r.id}`}>{r.name}</Link>
-            </td>
-            <td>{r.kind.replace('_', ' ')}</td>
-            <td>{asWhom(r) || '—'}</td>
-            <td>{r.grants.map((g) => g.role).join(', ')}</td>
-          </tr>
-        )}
-      />
+      {query.isPending ? (
+        <Loading what="your access" />
+      ) : query.isError ? (
+        <ProblemView error={query.error} />
+      ) : (
+        <AccessTable access={query.data} label="What you can reach" empty="Your roles let you reach no resource." />
+      )}
     </section>
   );
 }

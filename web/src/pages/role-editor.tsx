@@ -1,13 +1,18 @@
-// The role editor: allow and deny (API rules, resource selectors, logins and the like) and options.
+// The role editor: allow and deny (API rules, resource selectors, logins and the like) and options;
+// before saving a change, "Preview changes" shows who would gain or lose what.
 // The API's validation errors appear at the field their path names (/body/allow/rules/0/verbs/1).
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
-import { api, ok } from '../api/client';
+import { api, ifMatch, ok, okTagged } from '../api/client';
 import { ConfirmButton } from '../components/confirm';
 import { SelectField, TextField, unclaimedErrors } from '../components/field';
+import { parseList } from '../components/labels';
+import { API_RESOURCES, LOGIN_SUGGESTIONS, RESOURCE_KINDS, VERBS } from '../components/pickers';
+import { RolePreviewView } from '../components/role-preview';
 import { RoleYaml } from '../components/role-yaml';
 import { Loading, ProblemView } from '../components/status';
+import { TokenInput } from '../components/token-input';
 import { useCan } from '../session';
 import {
   draftToBody,
@@ -27,21 +32,27 @@ export function RoleEditorPage() {
   const [yamlSaves, setYamlSaves] = useState(0);
   const query = useQuery({
     queryKey: ['role', id],
-    queryFn: () => ok(api.GET('/v1/roles/{id}', { params: { path: { id: id ?? '' } } })),
+    // With its ETag: a save names the version it was made on (If-Match).
+    queryFn: () => okTagged(api.GET('/v1/roles/{id}', { params: { path: { id: id ?? '' } } })),
     enabled: id !== undefined,
   });
   if (id !== undefined && query.isPending) return <Loading what="the role" />;
   if (id !== undefined && query.isError) return <ProblemView error={query.error} />;
-  const data = id !== undefined ? query.data : undefined;
+  const data = id !== undefined ? query.data?.data : undefined;
+  const etag = query.data?.etag;
   // One tree for a new role and a saved one, so the form stays mounted (and says "Saved.") when a
   // new role's page becomes its own; a save of the YAML starts the form again from the saved role.
   return (
     <>
-      <RoleForm key={yamlSaves} {...(data ? { id: data.id, role: data as RoleBody, builtin: data.builtin } : {})} />
+      <RoleForm
+        key={yamlSaves}
+        {...(data ? { id: data.id, role: data as RoleBody, builtin: data.builtin, etag } : {})}
+      />
       {data && (
         <RoleYaml
           id={data.id}
           role={data}
+          etag={etag}
           canWrite={canUpdate && !data.builtin}
           onSaved={() => setYamlSaves((n) => n + 1)}
         />
@@ -50,7 +61,18 @@ export function RoleEditorPage() {
   );
 }
 
-function RoleForm({ id, role, builtin }: { id?: string; role?: RoleBody; builtin?: boolean }) {
+function RoleForm({
+  id,
+  role,
+  builtin,
+  etag,
+}: {
+  id?: string;
+  role?: RoleBody;
+  builtin?: boolean;
+  /** The version the form was opened on: a save names it, so another person's change is not overwritten. */
+  etag?: string | undefined;
+}) {
   const navigate = useNavigate();
   const queryClient = useQueryClient();
   const canWrite = useCan('roles', id ? 'update' : 'create') && !builtin;
@@ -61,15 +83,23 @@ function RoleForm({ id, role, builtin }: { id?: string; role?: RoleBody; builtin
     mutationFn: () => {
       const body = draftToBody(draft);
       return id
-        ? ok(api.PUT('/v1/roles/{id}', { params: { path: { id } }, body }))
+        ? ok(api.PUT('/v1/roles/{id}', { params: { path: { id }, header: ifMatch(etag) }, body }))
         : ok(api.POST('/v1/roles', { body }));
     },
     onSuccess: (r) => {
       void queryClient.invalidateQueries({ queryKey: ['roles'] });
-      queryClient.setQueryData(['role', r.id], r);
+      // The saved role at once (the page stays, the form shows it), then read again for its new
+      // version (its ETag), which the next save names.
+      queryClient.setQueryData(['role', r.id], { data: r, etag: undefined });
+      void queryClient.invalidateQueries({ queryKey: ['role', r.id] });
       setSaved(true);
+      preview.reset();
       if (!id) navigate(`/roles/${r.id}`, { replace: true });
     },
+  });
+  const preview = useMutation({
+    mutationFn: () =>
+      ok(api.POST('/v1/roles/{id}/preview', { params: { path: { id: id ?? '' } }, body: draftToBody(draft) })),
   });
   const remove = useMutation({
     mutationFn: () => ok(api.DELETE('/v1/roles/{id}', { params: { path: { id: id ?? '' } } })),
@@ -85,6 +115,7 @@ function RoleForm({ id, role, builtin }: { id?: string; role?: RoleBody; builtin
   };
   const set = (patch: Partial<RoleDraft>) => {
     setSaved(false);
+    preview.reset();
     setDraft((d) => ({ ...d, ...patch }));
   };
   const others = unclaimedErrors(p, (path) => CLAIMED.test(path));
@@ -161,12 +192,21 @@ function RoleForm({ id, role, builtin }: { id?: string; role?: RoleBody; builtin
             />
           </fieldset>
           {canWrite && (
-            <button type="submit" disabled={save.isPending}>
-              {id ? 'Save role' : 'Create role'}
-            </button>
+            <div className="row">
+              <button type="submit" disabled={save.isPending}>
+                {id ? 'Save role' : 'Create role'}
+              </button>
+              {id && (
+                <button type="button" onClick={() => preview.mutate()} disabled={preview.isPending}>
+                  Preview changes
+                </button>
+              )}
+            </div>
           )}
         </fieldset>
       </form>
+      {preview.isError && <ProblemView error={preview.error} title="No preview" />}
+      {preview.data && <RolePreviewView preview={preview.data} />}
       {saved && (
         <p role="status" className="notice">
           Saved.
@@ -208,20 +248,24 @@ function SideEditor({
       {side.rules.map((r, i) => (
         // biome-ignore lint/suspicious/noArrayIndexKey: rows are positional, as the API's error paths are
         <div className="row" key={i}>
-          <TextField
+          <TokenInput
             label={`${title} rule ${i + 1} collections`}
             path={`${base}/rules/${i}/resources`}
             problem={problem}
-            value={r.resources}
-            onChange={(v) => setRule(i, { resources: v })}
+            values={parseList(r.resources)}
+            onChange={(v) => setRule(i, { resources: v.join(', ') })}
+            suggestions={API_RESOURCES}
+            strict
             placeholder="users, roles or *"
           />
-          <TextField
+          <TokenInput
             label={`${title} rule ${i + 1} verbs`}
             path={`${base}/rules/${i}/verbs`}
             problem={problem}
-            value={r.verbs}
-            onChange={(v) => setRule(i, { verbs: v })}
+            values={parseList(r.verbs)}
+            onChange={(v) => setRule(i, { verbs: v.join(', ') })}
+            suggestions={VERBS}
+            strict
             placeholder="list, read"
           />
           <button
@@ -240,12 +284,14 @@ function SideEditor({
       {side.selectors.map((s, i) => (
         // biome-ignore lint/suspicious/noArrayIndexKey: rows are positional, as the API's error paths are
         <div className="row" key={i}>
-          <TextField
+          <TokenInput
             label={`${title} selector ${i + 1} kinds`}
             path={`${base}/resources/${i}/kinds`}
             problem={problem}
-            value={s.kinds}
-            onChange={(v) => setSelector(i, { kinds: v })}
+            values={parseList(s.kinds)}
+            onChange={(v) => setSelector(i, { kinds: v.join(', ') })}
+            suggestions={RESOURCE_KINDS}
+            strict
             placeholder="server, database, app or *"
           />
           <TextField
@@ -273,13 +319,14 @@ function SideEditor({
       </button>
       <div className="grid">
         {LIST_FIELDS.map((f) => (
-          <TextField
+          <TokenInput
             key={f}
             label={`${title} ${f.replace('_', ' ')}`}
             path={`${base}/${f}`}
             problem={problem}
-            value={side[f]}
-            onChange={(v) => onChange({ ...side, [f]: v })}
+            values={parseList(side[f])}
+            onChange={(v) => onChange({ ...side, [f]: v.join(', ') })}
+            {...(f === 'logins' ? { suggestions: LOGIN_SUGGESTIONS } : {})}
           />
         ))}
       </div>

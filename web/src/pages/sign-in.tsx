@@ -1,8 +1,11 @@
-// Sign in with an API key (exchanged for a token pair) or an access token; then back where you were.
+// Sign in with an API key (exchanged for a token pair), an access token, a single sign-on connector
+// or a passkey; then back where you were. A single sign-on whose roles require a security key comes
+// back here (?second_factor=1) for the key.
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { useNavigate, useSearchParams } from 'react-router';
 import { PasskeySignIn, SecondFactor } from '../components/second-factor';
+import { SsoButtons } from '../components/sso-buttons';
 import { ProblemView } from '../components/status';
 import { SESSION_KEY, safeNext, signIn, type WebSession } from '../session';
 
@@ -12,9 +15,9 @@ export function SignInPage() {
   const queryClient = useQueryClient();
   const [credential, setCredential] = useState('');
   // The first factor was right and a role requires a security key: the second step shows instead.
-  const [pending, setPending] = useState<WebSession | undefined>();
+  const [pending, setPending] = useState<{ name?: string } | undefined>(params.get('second_factor') ? {} : undefined);
   const signedIn = (session: WebSession) => {
-    if (session.second_factor === 'required') return setPending(session);
+    if (session.second_factor === 'required') return setPending({ name: session.principal.name });
     queryClient.setQueryData(SESSION_KEY, session);
     navigate(safeNext(params.get('next')), { replace: true });
   };
@@ -23,7 +26,7 @@ export function SignInPage() {
     return (
       <main className="sign-in">
         <h1>Gatehouse</h1>
-        <SecondFactor name={pending.principal.name} onSignedIn={signedIn} />
+        <SecondFactor {...pending} onSignedIn={signedIn} />
       </main>
     );
   const submit = (e: FormEvent) => {
@@ -59,6 +62,7 @@ export function SignInPage() {
         </button>
       </form>
       {mutation.isError && <ProblemView error={mutation.error} title="Sign-in failed" />}
+      <SsoButtons />
       <PasskeySignIn onSignedIn={signedIn} />
       <p className="muted">
         A first start prints the admin's key once and writes it to <code>data/admin-api-key</code>.

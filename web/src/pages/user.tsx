@@ -1,4 +1,5 @@
-// One user: roles and logins (edit), delete, and API keys (each shown once, with a copy button).
+// One user: roles and logins (edit), delete, and API keys (each shown once, with a copy button); the
+// Access tab: every resource the user reaches, as whom, and the role granting each.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
@@ -8,7 +9,11 @@ import { ConfirmButton } from '../components/confirm';
 import { TextField } from '../components/field';
 import { FormToggle, PanelForm } from '../components/form-panel';
 import { parseList } from '../components/labels';
+import { useRoleNames } from '../components/pickers';
+import { PrincipalAccess } from '../components/principal-access';
 import { Loading, ProblemView } from '../components/status';
+import { Tabs } from '../components/tabs';
+import { TokenInput } from '../components/token-input';
 import { useCan } from '../session';
 
 export function UserPage() {
@@ -50,6 +55,20 @@ export function UserPage() {
       </div>
       {remove.isError && <ProblemView error={remove.error} title="Not deleted" />}
       {editing && <EditUser user={u} onDone={() => setEditing(false)} />}
+      <Tabs
+        label={`About ${u.name}`}
+        tabs={[
+          { id: 'details', title: 'Details', panel: () => <UserDetails user={u} /> },
+          { id: 'access', title: 'Access', panel: () => <PrincipalAccess kind="user" id={u.id} name={u.name} /> },
+        ]}
+      />
+    </section>
+  );
+}
+
+function UserDetails({ user: u }: { user: UserView }) {
+  return (
+    <>
       <dl className="facts">
         <dt>Id</dt>
         <dd>
@@ -63,7 +82,7 @@ export function UserPage() {
         <dd>{u.status}</dd>
       </dl>
       <UserApiKeys userId={u.id} />
-    </section>
+    </>
   );
 }
 
@@ -73,14 +92,15 @@ const getUser = (id: string) => ok(api.GET('/v1/users/{id}', { params: { path: {
 /** Roles and logins (traits.logins); other traits are kept as they are. */
 function EditUser({ user: u, onDone }: { user: UserView; onDone: () => void }) {
   const queryClient = useQueryClient();
-  const [roles, setRoles] = useState(u.roles.join(', '));
+  const [roles, setRoles] = useState<string[]>(u.roles);
+  const roleNames = useRoleNames();
   const [logins, setLogins] = useState((u.traits.logins ?? []).join(', '));
   const save = useMutation({
     mutationFn: () =>
       ok(
         api.PATCH('/v1/users/{id}', {
           params: { path: { id: u.id } },
-          body: { roles: parseList(roles), traits: { ...u.traits, logins: parseList(logins) } },
+          body: { roles, traits: { ...u.traits, logins: parseList(logins) } },
         }),
       ),
     onSuccess: (updated) => {
@@ -91,7 +111,14 @@ function EditUser({ user: u, onDone }: { user: UserView; onDone: () => void }) {
   });
   return (
     <PanelForm label="Edit user" mutation={save} submit="Save changes" failed="Not saved" onCancel={onDone}>
-      <TextField label="Roles" path="/body/roles" problem={save.error} value={roles} onChange={setRoles} />
+      <TokenInput
+        label="Roles"
+        path="/body/roles"
+        problem={save.error}
+        values={roles}
+        onChange={setRoles}
+        suggestions={roleNames}
+      />
       <TextField label="Logins" path="/body/traits" problem={save.error} value={logins} onChange={setLogins} />
     </PanelForm>
   );

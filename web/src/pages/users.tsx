@@ -7,7 +7,9 @@ import { TextField } from '../components/field';
 import { PanelForm, TitleWithForm } from '../components/form-panel';
 import { parseList } from '../components/labels';
 import { Pager, usePage } from '../components/pager';
+import { useRoleNames } from '../components/pickers';
 import { QueryTable } from '../components/query-table';
+import { TokenInput } from '../components/token-input';
 import { useCan } from '../session';
 
 const PER_PAGE = 20;
@@ -80,14 +82,15 @@ function CreateUser({ onDone }: { onDone: () => void }) {
   const queryClient = useQueryClient();
   const navigate = useNavigate();
   const [name, setName] = useState('');
-  const [roles, setRoles] = useState('');
+  const [roles, setRoles] = useState<string[]>([]);
+  const roleNames = useRoleNames();
   const [logins, setLogins] = useState('');
   const mutation = useMutation({
     mutationFn: () => {
       const loginList = parseList(logins);
       return ok(
         api.POST('/v1/users', {
-          body: { name, roles: parseList(roles), ...(loginList.length ? { traits: { logins: loginList } } : {}) },
+          body: { name, roles, ...(loginList.length ? { traits: { logins: loginList } } : {}) },
         }),
       );
     },
@@ -101,13 +104,14 @@ function CreateUser({ onDone }: { onDone: () => void }) {
   return (
     <PanelForm label="Create a user" mutation={mutation} submit="Create user" failed="Not created" onCancel={onDone}>
       <TextField label="User name" path="/body/name" problem={p} value={name} onChange={setName} required />
-      <TextField
+      <TokenInput
         label="Roles"
         path="/body/roles"
         problem={p}
-        value={roles}
+        values={roles}
         onChange={setRoles}
-        placeholder="access, auditor"
+        suggestions={roleNames}
+        placeholder="access"
       />
       <TextField
         label="Logins"

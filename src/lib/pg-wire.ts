@@ -1,6 +1,7 @@
-// The PostgreSQL wire protocol (v3) as the proxy needs it: the untyped startup packets, the few backend
-// messages Gatehouse itself sends, and a frame reader for the startup exchange. The pass-through phase
-// uses frame-scanner.ts, which looks at message headers only. Client-side messages to the upstream
+// The PostgreSQL wire protocol (v3) as Gatehouse needs it: the untyped startup packets, the few backend
+// messages Gatehouse itself sends, and a frame reader for the startup exchange. In lib/ because both
+// the PostgreSQL proxy and the client's local tunnel (cli/db-tunnel.ts) speak it; it holds no state.
+// The proxy's pass-through phase uses proxy/db/frame-scanner.ts, which looks at message headers only. Client-side messages to the upstream
 // are built by pg-protocol's serializer (node-postgres), not here.
 import type { Socket } from 'node:net';
 
