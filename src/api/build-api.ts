@@ -228,7 +228,7 @@ export async function buildApi(services: Services, opts: ApiOptions): Promise<{ 
     });
   }
 
-  // The console's session cookie stands in for the Authorization header (src/proxy/web/session-cookie.ts);
+  // The console's session cookie stands in for the Authorization header (src/api/console/session-cookie.ts);
   // on auth too when proxies forward the console's requests there.
   if (opts.listener === 'web' || opts.cluster) app.addHook('onRequest', cookieAuthenticationHook);
   await app.register(async (api) => {

@@ -1,5 +1,5 @@
 // The signed-in person: who they are and what their roles let them do, from GET /webapi/session.
-// The token itself never reaches this code: it lives in an HttpOnly cookie (src/proxy/web).
+// The token itself never reaches this code: it lives in an HttpOnly cookie (src/api/console/session-cookie.ts).
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { createContext, type ReactNode, useContext, useEffect, useState } from 'react';
 import { Navigate, useLocation } from 'react-router';
