@@ -84,10 +84,18 @@ class CopyCommit {
   handleCopyData(): void {}
 }
 
-/** Inserts and commits `rows` (copyRows' text) on `client`, the store's writer, never inside a transaction. */
-export function writeRows(client: pg.Client, s: string, rows: string): Promise<void> {
-  const text = `CALL ${s}.lock_events_for_append(); COPY ${s}.events (id, time_ms, type, actor_id, actor_kind, target_id, session_id, success, body) FROM STDIN`;
+/** The COPY statement for copyRows' columns, in that order. */
+export const copyInto = (s: string): string =>
+  `COPY ${s}.events (id, time_ms, type, actor_id, actor_kind, target_id, session_id, success, body) FROM STDIN`;
+
+/** Sends `text` (ending in a COPY … FROM STDIN) with `rows` in one write; resolves on a clean ReadyForQuery. */
+export function sendCopy(client: pg.Client, text: string, rows: string): Promise<void> {
   return new Promise((resolve, reject) => {
     client.query(new CopyCommit(text, rows, resolve, reject) as unknown as pg.Submittable);
   });
+}
+
+/** Inserts and commits `rows` (copyRows' text) on `client`, the store's writer, never inside a transaction. */
+export function writeRows(client: pg.Client, s: string, rows: string): Promise<void> {
+  return sendCopy(client, `CALL ${s}.lock_events_for_append(); ${copyInto(s)}`, rows);
 }
