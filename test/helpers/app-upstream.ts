@@ -1,7 +1,9 @@
 // An app for the app-access tests, on loopback: it records what each request brought (headers, the
 // identity assertion verified against Gatehouse's JWKS), answers a page, an upload's size, an SSE
 // stream and a WebSocket echo. What it records is what an app behind Gatehouse would see.
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { readFileSync } from 'node:fs';
+import { createServer, type IncomingHttpHeaders, type RequestListener, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { createRemoteJWKSet, type JWTPayload, jwtVerify } from 'jose';
 import { request } from 'undici';
@@ -26,7 +28,8 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export async function startTestApp(): Promise<TestApp> {
+/** With `tls`, the app answers https with that certificate (its url then starts with https://). */
+export async function startTestApp(opts: { tls?: { certFile: string; keyFile: string } } = {}): Promise<TestApp> {
   const seen: Seen[] = [];
   let verify: { jwks: ReturnType<typeof createRemoteJWKSet>; audience: string; issuer: string } | undefined;
 
@@ -49,7 +52,7 @@ export async function startTestApp(): Promise<TestApp> {
     return entry;
   }
 
-  const server: Server = createServer(async (req, res) => {
+  const handler: RequestListener = async (req, res) => {
     const entry = await record(req.method ?? '', req.url ?? '', req.headers);
     if (req.url?.startsWith('/upload')) {
       let bytes = 0;
@@ -76,7 +79,11 @@ export async function startTestApp(): Promise<TestApp> {
     res.end(
       `<!doctype html><title>Test app</title><h1>Hello ${entry.claims?.username ?? 'nobody'} from the test app</h1>`,
     );
-  });
+  };
+  const tls = opts.tls;
+  const server: Server = tls
+    ? createHttpsServer({ cert: readFileSync(tls.certFile), key: readFileSync(tls.keyFile) }, handler)
+    : createServer(handler);
   const wss = new WebSocketServer({ server });
   wss.on('connection', (socket, req) => {
     // Echo only once the upgrade is recorded (its JWT verified, which may fetch the JWKS): a test
@@ -87,7 +94,7 @@ export async function startTestApp(): Promise<TestApp> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `${tls ? 'https' : 'http'}://127.0.0.1:${port}`,
     port,
     seen,
     verifyWith(jwksUrl, audience, issuer) {

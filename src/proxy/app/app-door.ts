@@ -39,7 +39,7 @@ import {
 import { GATEHOUSE_BEARER, upstreamHeaders } from './app-headers.js';
 import { type AssertionFor, localAssertions, localRedeem, type Redeem } from './app-redeem.js';
 import { type AppSessions, createAppSessions, type How } from './app-sessions.js';
-import { createAppUpstreams } from './app-upstream.js';
+import { createAppUpstreams, type Forwarded } from './app-upstream.js';
 
 export interface AppDoorDeps extends DoorKitDeps {
   apps: Apps;
@@ -204,6 +204,26 @@ export function createAppDoor(deps: AppDoorDeps) {
     };
   }
 
+  /** A forwarded request's app.request event; an app it could not reach makes it a failure. */
+  function answeredEvent(
+    req: IncomingMessage,
+    app: ResourceRecord,
+    caller: Caller,
+    sessionId: string | undefined,
+    done: Forwarded,
+    startedAt: number,
+  ): EventInput {
+    const data = {
+      status: done.status,
+      bytes_in: done.bytesIn,
+      bytes_out: done.bytesOut,
+      duration_ms: clock() - startedAt,
+      how: caller.how,
+      ...(done.error ? { error: done.error } : {}),
+    };
+    return requestEvent(req, app, caller.principal, sessionId, data, done.error === undefined);
+  }
+
   /** A refused request's app.request event, durable before the answer. */
   function recordRefusal(req: IncomingMessage, app: ResourceRecord, caller: Caller, refusal: Refusal): Promise<void> {
     const data = {
@@ -302,22 +322,7 @@ export function createAppDoor(deps: AppDoorDeps) {
     const headers = await headersFor(req, app, admitted);
     const done = await upstreams.forward(app, req, res, headers, (message) => answer(req, res, 502, message));
     admitted.session?.touch(done.bytesIn, done.bytesOut);
-    answered.add(
-      requestEvent(
-        req,
-        app,
-        caller.principal,
-        admitted.session?.id ?? caller.sessionId,
-        {
-          status: done.status,
-          bytes_in: done.bytesIn,
-          bytes_out: done.bytesOut,
-          duration_ms: clock() - startedAt,
-          how: caller.how,
-        },
-        true,
-      ),
-    );
+    answered.add(answeredEvent(req, app, caller, admitted.session?.id ?? caller.sessionId, done, startedAt));
   }
 
   async function onUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, app: ResourceRecord): Promise<void> {
@@ -341,22 +346,7 @@ export function createAppDoor(deps: AppDoorDeps) {
       session?.signal.addEventListener('abort', close, { once: true });
     });
     session?.touch(done.bytesIn, done.bytesOut);
-    answered.add(
-      requestEvent(
-        req,
-        app,
-        caller.principal,
-        session?.id ?? caller.sessionId,
-        {
-          status: done.status,
-          bytes_in: done.bytesIn,
-          bytes_out: done.bytesOut,
-          duration_ms: clock() - startedAt,
-          how: caller.how,
-        },
-        true,
-      ),
-    );
+    answered.add(answeredEvent(req, app, caller, session?.id ?? caller.sessionId, done, startedAt));
   }
 
   return {

@@ -14,6 +14,37 @@ export interface Forwarded {
   status: number;
   bytesIn: number;
   bytesOut: number;
+  /** Why the app could not be reached (the request's event records it as a failure). */
+  error?: string;
+}
+
+/** OpenSSL's verification failures, as Node reports them on the socket's error (`code`). */
+const UNTRUSTED = new Set([
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_UNTRUSTED',
+  'CERT_SIGNATURE_FAILURE',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
+/**
+ * Why an app could not be reached, said so an administrator knows what to change: a certificate
+ * that does not verify names ca_pem (the usual cause is an internal CA), anything else the error.
+ */
+export function unreachableReason(app: Pick<ResourceRecord, 'name' | 'app'>, error: Error): string {
+  const code = (error as NodeJS.ErrnoException).code ?? '';
+  if (UNTRUSTED.has(code)) {
+    const hint = app.app?.ca_pem
+      ? 'it is not signed by the CA in app.ca_pem, or does not name the host of the uri'
+      : 'set app.ca_pem to the CA that signed it';
+    return `its certificate is not trusted (${error.message}): ${hint}`;
+  }
+  return error.message;
 }
 
 /** The agent for an app, replaced when its uri or CA changes. */
@@ -80,9 +111,10 @@ export function createAppUpstreams() {
           signal: abort.signal,
         });
       } catch (error) {
-        if (!res.headersSent && !abort.signal.aborted)
-          onUnreachable(`gatehouse: cannot reach ${app.name} (${(error as Error).message})`);
-        return { status: abort.signal.aborted ? 499 : 502, bytesIn, bytesOut };
+        if (abort.signal.aborted) return { status: 499, bytesIn, bytesOut };
+        const reason = unreachableReason(app, error as Error);
+        if (!res.headersSent) onUnreachable(`gatehouse: cannot reach ${app.name}: ${reason}`);
+        return { status: 502, bytesIn, bytesOut, error: reason.slice(0, 512) };
       }
       res.writeHead(answer.statusCode, downstreamHeaders(answer.headers));
       answer.body.on('data', (c: Buffer) => (bytesOut += c.length));
@@ -117,7 +149,8 @@ export function createAppUpstreams() {
       } catch (error) {
         const status = /status code (\d{3})/.exec((error as Error).message)?.[1];
         socket.end(`HTTP/1.1 ${status ?? 502} Bad Gateway\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
-        return { status: Number(status ?? 502), bytesIn: 0, bytesOut: 0 };
+        const reason = status ? undefined : unreachableReason(app, error as Error).slice(0, 512);
+        return { status: Number(status ?? 502), bytesIn: 0, bytesOut: 0, ...(reason ? { error: reason } : {}) };
       }
       const up = upgraded.socket;
       const lines = [`HTTP/1.1 101 Switching Protocols`];
