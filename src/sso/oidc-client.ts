@@ -19,6 +19,18 @@ export interface AuthorizationRequest {
 
 export type OidcClient = ReturnType<typeof createOidcClient>;
 
+/**
+ * Why openid-client refused, for the auth.sso.failed event: its own message is generic ("unexpected
+ * JWT claim value encountered"), the check that failed is in the causes' messages ('unexpected JWT
+ * "iss" (issuer) claim value'). Only messages are read: the causes also hold the claims, which stay out.
+ */
+export function refusalReason(error: unknown): string {
+  const parts: string[] = [];
+  for (let e = error, depth = 0; e instanceof Error && depth < 4; e = e.cause, depth++)
+    if (e.message && !parts.includes(e.message)) parts.push(e.message);
+  return parts.join(': ') || 'the provider’s answer was refused';
+}
+
 export function createOidcClient(deps: { secretOf: (c: ConnectorRecord) => string }) {
   const configs = new Map<string, { at: number; config: Promise<oidc.Configuration> }>();
 
@@ -72,12 +84,16 @@ export function createOidcClient(deps: { secretOf: (c: ConnectorRecord) => strin
       checks: { state: string; nonce: string; codeVerifier: string },
     ): Promise<Record<string, unknown>> {
       const config = await configOf(c);
-      const tokens = await oidc.authorizationCodeGrant(config, callbackUrl, {
-        pkceCodeVerifier: checks.codeVerifier,
-        expectedState: checks.state,
-        expectedNonce: checks.nonce,
-        idTokenExpected: true,
-      });
+      const tokens = await oidc
+        .authorizationCodeGrant(config, callbackUrl, {
+          pkceCodeVerifier: checks.codeVerifier,
+          expectedState: checks.state,
+          expectedNonce: checks.nonce,
+          idTokenExpected: true,
+        })
+        .catch((e: unknown) => {
+          throw new Error(refusalReason(e));
+        });
       const idClaims = tokens.claims();
       if (!idClaims) throw new Error('the provider sent no ID token');
       let userinfo: Record<string, unknown> = {};

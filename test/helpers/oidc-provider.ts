@@ -14,6 +14,8 @@ export interface TestAccount {
 
 export interface TestProvider {
   issuer: string;
+  /** Where it listens: the issuer, unless a front (test/helpers/oidc-interposer.ts) answers for it. */
+  address: string;
   clientId: string;
   clientSecret: string;
   /** Accounts by login; a login not listed signs in with no groups. */
@@ -26,10 +28,13 @@ export async function startOidcProvider(opts: {
   accounts?: Record<string, TestAccount>;
   clientId?: string;
   clientSecret?: string;
+  /** The issuer, when a front on another address answers for the provider (default: its own address). */
+  issuer?: string;
 }): Promise<TestProvider> {
   const server: Server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const address = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const issuer = opts.issuer ?? address;
   const clientId = opts.clientId ?? 'gatehouse';
   const clientSecret = opts.clientSecret ?? 'test-client-secret-0123456789abcdef';
   const accounts = new Map(Object.entries(opts.accounts ?? {}));
@@ -71,6 +76,7 @@ export async function startOidcProvider(opts: {
   server.on('request', provider.callback());
   return {
     issuer,
+    address,
     clientId,
     clientSecret,
     accounts,
