@@ -214,6 +214,8 @@ const DECLARED: Record<string, string[]> = {
   // Ending one's own logins gives nothing: it revokes the caller's own tokens only.
   'DELETE /v1/users/me/logins/:login_id': [],
   'DELETE /v1/users/me/logins': [],
+  // Ending one's own session gives nothing: only sessions whose principal is the caller are found.
+  'DELETE /v1/users/me/sessions/:id': [],
   // A person's own security keys (docs/mfa.md): registering one gives nobody anything; rename and
   // remove act on the caller's own; an administrator's removal covers the person.
   'POST /v1/users/me/mfa/devices/options': ['self'],

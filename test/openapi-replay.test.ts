@@ -143,6 +143,10 @@ async function walk(): Promise<void> {
   await call('GET', '/v1/sessions');
   await call('GET', '/v1/sessions/sess_doesnotexist00000000000');
   await call('DELETE', '/v1/sessions/sess_doesnotexist00000000000');
+  // A person's own sessions (test/my-sessions.test.ts ends a real one): the list, an unknown one.
+  await call('GET', '/v1/users/me/sessions');
+  await call('GET', '/v1/users/me/sessions?status=active&per_page=5');
+  await call('DELETE', '/v1/users/me/sessions/sess_doesnotexist00000000000');
   await call('GET', '/v1/sessions/sess_doesnotexist00000000000/recording');
   await call('GET', '/v1/sessions/sess_doesnotexist00000000000/stream');
 

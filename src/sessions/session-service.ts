@@ -50,7 +50,8 @@ export function createSessionService(deps: {
   const { sessions, recordings, audit } = deps;
 
   const mayReadOthers = (p: Principal) => p.policy.can('recordings', 'read').allowed;
-  const visible = (p: Principal, s: SessionRecord) => s.principal.id === p.id || mayReadOthers(p);
+  const own = (p: Principal, s: SessionRecord) => s.principal.kind === p.kind && s.principal.id === p.id;
+  const visible = (p: Principal, s: SessionRecord) => own(p, s) || mayReadOthers(p);
 
   /**
    * The server or database (by id or by name) the caller may reach as whom it asks, now: 404 when its
@@ -111,6 +112,19 @@ export function createSessionService(deps: {
     const record = sessions.get(id);
     if (!record || !visible(p, record)) throw notFound('session', id);
     return record;
+  }
+
+  /** Marks the session terminated, then waits (bounded) for its holder to confirm it ended. */
+  async function terminateRecord(ctx: Ctx, record: SessionRecord) {
+    if (record.status !== 'active') throw conflict(`session ${record.id} has already ${record.status}`);
+    const reason = `terminated by ${ctx.principal.name}`;
+    const terminated = await sessions.terminate(record.id, reason);
+    if (terminated?.status !== 'terminated' || terminated.end_reason !== reason) {
+      throw conflict(`session ${record.id} ended before it could be terminated`);
+    }
+    await sessionEvent(ctx, record, 'session.terminated', { principal: record.principal, login: record.login });
+    const confirmed = await sessions.confirmEnded([record.id], reason);
+    return { ...terminated, confirmed_ended: confirmed.includes(record.id) };
   }
 
   /**
@@ -181,18 +195,27 @@ export function createSessionService(deps: {
 
     get: (p: Principal, id: string) => findVisible(p, id),
 
-    /** Marks the session terminated, then waits (bounded) for its holder to confirm it ended. */
+    /** Ends a live session the caller may see (its own, or any with recordings:read). */
     async terminate(ctx: Ctx, id: string): Promise<SessionRecord & { confirmed_ended: boolean }> {
-      const record = findVisible(ctx.principal, id);
-      if (record.status !== 'active') throw conflict(`session ${record.id} has already ${record.status}`);
-      const reason = `terminated by ${ctx.principal.name}`;
-      const terminated = await sessions.terminate(record.id, reason);
-      if (terminated?.status !== 'terminated' || terminated.end_reason !== reason) {
-        throw conflict(`session ${record.id} ended before it could be terminated`);
-      }
-      await sessionEvent(ctx, record, 'session.terminated', { principal: record.principal, login: record.login });
-      const confirmed = await sessions.confirmEnded([record.id], reason);
-      return { ...terminated, confirmed_ended: confirmed.includes(record.id) };
+      return terminateRecord(ctx, findVisible(ctx.principal, id));
+    },
+
+    /**
+     * The caller's own sessions, newest first: a profile's list, the same for an auditor as for anyone
+     * (what her roles let her read of others' is the sessions page's, not this).
+     */
+    listOwn(p: Principal, q: Pick<SessionFilter, 'status'>): SessionRecord[] {
+      return sessions
+        .list()
+        .filter((s) => own(p, s) && (q.status === undefined || s.status === q.status))
+        .reverse();
+    },
+
+    /** Ends one of the caller's own live sessions; another's is not found, whatever the caller's roles. */
+    async terminateOwn(ctx: Ctx, id: string): Promise<SessionRecord & { confirmed_ended: boolean }> {
+      const record = sessions.get(id);
+      if (!record || !own(ctx.principal, record)) throw notFound('session', id);
+      return terminateRecord(ctx, record);
     },
 
     /** A one-time ticket for the caller itself, for a server and login its rights reach now. */

@@ -1,7 +1,8 @@
 // Sessions brokered by the proxy, over HTTP: list and read them (live counters included), terminate
 // a live one, ask for a one-time ticket to connect, watch a live one (server-sent events), and
 // download a finished session's recording.
-// Who sees what, and the events, are the sessions service's (sessions/session-service.ts).
+// Who sees what, and the events, are the sessions service's (sessions/session-service.ts); a person's
+// own, without sessions:list, are under /v1/users/me/sessions (my-sessions.routes.ts).
 import { once } from 'node:events';
 import { PassThrough, Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
@@ -14,6 +15,7 @@ import type { App } from '../app-types.js';
 import { declareRoutes } from '../declare-routes.js';
 import { authenticatedContext } from '../request-context.js';
 import { listResponse } from '../schemas.js';
+import { mySessionRoutes } from './my-sessions.routes.js';
 import {
   RecordingQuery,
   Session,
@@ -36,6 +38,7 @@ export function sessionRoutes(
   const service = deps.sessionService;
   const view = async (record: SessionRecord) => (await service.view(record)) as SessionView;
   const route = declareRoutes(app, { tags: ['sessions'], resource: 'sessions' });
+  mySessionRoutes(app, service);
 
   route.get(
     '/v1/sessions',

@@ -5,7 +5,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { LoginService } from '../../auth/logins.js';
-import type { RequestContext } from '../../auth/principal.js';
+import type { Principal, RequestContext } from '../../auth/principal.js';
 import { GatehouseError } from '../../lib/errors.js';
 import type { SshKeyService } from '../../ssh-keys/ssh-key-service.js';
 import type { UserService } from '../../users/user-service.js';
@@ -19,8 +19,8 @@ import { ApiKeyList, CreateApiKey, LoginList, LoginParams, NewApiKey } from './u
 const SshKeyParams = Type.Object({ key_id: pathId('sshKey') }, { additionalProperties: false });
 const ApiKeyParams = Type.Object({ key_id: pathId('apiKey') }, { additionalProperties: false });
 
-/** The caller as a user, or 403: these routes are a person's own. */
-function me(request: FastifyRequest): RequestContext & { userId: string } {
+/** The caller as a user, or 403: these routes are a person's own (sessions/my-sessions.routes.ts too). */
+export function me(request: FastifyRequest): RequestContext & { principal: Principal; userId: string } {
   const ctx = authenticatedContext(request);
   if (ctx.principal.kind !== 'user')
     throw new GatehouseError('forbidden', 'only a user has a profile; an agent’s keys are its owner’s to manage');
