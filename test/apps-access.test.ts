@@ -79,7 +79,8 @@ describe('browsers', () => {
     assert.equal(last?.url, '/dashboards?orgId=1');
     assert.equal(last?.jwtError, undefined);
     assert.equal(last?.claims?.sub, alice.id);
-    assert.equal(last?.claims?.username, 'alice');
+    assert.equal(last?.claims?.name, 'alice');
+    assert.equal(last?.claims?.username, 'alice', 'the same name, for apps configured with username_claim');
     assert.deepEqual(last?.claims?.roles, ['obs-apps']);
     assert.deepEqual(last?.claims?.traits, { team: ['obs'] });
     assert.equal(last?.claims?.aud, publicUrl);

@@ -1,6 +1,7 @@
 // Who is calling, told to the app: a JWT in `Gatehouse-Jwt-Assertion`, signed with the cluster's
 // signing key (EdDSA; the public keys at /.well-known/jwks.json on the web listener). `aud` is the
-// app's public URL, so an assertion for one app is worth nothing to another; `iss` and the `typ`
+// app's public URL, the one URI no other app has (two apps may share an upstream `uri`), so an
+// assertion for one app is worth nothing to another; `iss` and the `typ`
 // header set it apart from agents' JWTs, which share the keys. Short-lived (5 minutes) and signed
 // again before it runs out: one signature serves every request of that principal to that app
 // meanwhile (a signature costs far more than a forwarded GET).
@@ -39,11 +40,14 @@ export function createAppAssertions(deps: {
       iss: issuer,
       aud: audience,
       sub: subject.id,
+      name: subject.name,
+      // The same name again, for apps configured with `username_claim = username` (Grafana's docs
+      // and the first releases of this door); `name` is the claim the door documents.
       username: subject.name,
       kind: subject.kind,
       roles: [...p.roles],
       traits: traitsOf(p),
-      ...(p.onBehalfOf ? { act: { sub: p.id, username: p.name } } : {}),
+      ...(p.onBehalfOf ? { act: { sub: p.id, name: p.name } } : {}),
     };
   }
 

@@ -76,9 +76,7 @@ export async function startTestApp(opts: { tls?: { certFile: string; keyFile: st
       return;
     }
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'x-app': 'upstream' });
-    res.end(
-      `<!doctype html><title>Test app</title><h1>Hello ${entry.claims?.username ?? 'nobody'} from the test app</h1>`,
-    );
+    res.end(`<!doctype html><title>Test app</title><h1>Hello ${entry.claims?.name ?? 'nobody'} from the test app</h1>`);
   };
   const tls = opts.tls;
   const server: Server = tls

@@ -35,6 +35,7 @@ export function createAppSessions(kit: DoorKitDeps) {
   async function open(spec: AppSessionSpec, bearerKey?: string): Promise<DoorSession | undefined> {
     let session: DoorSession | undefined;
     let expiry: NodeJS.Timeout | undefined;
+    const startedAt = kit.clock();
     const resource = { kind: 'app' as const, id: spec.app.id, name: spec.app.name };
     session = await openDoorSession(kit, {
       kind: 'app',
@@ -53,7 +54,8 @@ export function createAppSessions(kit: DoorKitDeps) {
         if (session) held.delete(session.id);
         if (bearerKey) bearer.delete(bearerKey);
         spec.onEnd?.();
-        void session?.end();
+        // app.session.end says how long it lasted, as db.session.end does (the first end() wins).
+        void session?.end({ data: { duration_ms: kit.clock() - startedAt } });
       },
     });
     if (!session) return undefined;
