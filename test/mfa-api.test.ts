@@ -120,6 +120,37 @@ describe('require_mfa: the console sign-in ends with a security key', () => {
     assert.match(cloned.json.detail, /counter/);
   });
 
+  test('an assertion made for another origin or another relying party is refused; the right one passes', async () => {
+    const olga = await person('olga', ['mfa-required']);
+    const key = softAuthenticator(origin());
+    assert.equal((await (await signIn(olga, key, { register: true })).finish()).status, 200);
+    const rp = new URL(origin());
+    // A phishing page relaying the challenge: the browser writes its own origin. A key asked by
+    // another site signs that site's RP id. Each on a fresh pending login, with a fresh challenge.
+    const cases = [
+      { opts: { origin: 'https://gatehouse.evil.example' }, why: /origin/i },
+      { opts: { origin: `${rp.protocol}//${rp.hostname}:${Number(rp.port || 80) + 1}` }, why: /origin/i },
+      { opts: { rpId: 'evil.example' }, why: /RP ID/i },
+    ];
+    for (const { opts, why } of cases) {
+      const b = browser();
+      assert.equal((await b.call('POST', '/webapi/session', { api_key: olga.key })).json.second_factor, 'required');
+      const step = await b.call('POST', '/webapi/mfa/sign-in/options');
+      const refused = await b.call('POST', '/webapi/mfa/sign-in', { response: key.get(step.json.options, opts) });
+      assert.equal(refused.status, 401, `${JSON.stringify(opts)}: ${refused.text}`);
+      assert.match(refused.json.detail, why);
+      assert.equal((await b.call('GET', '/v1/resources')).status, 401, 'still half signed in');
+      assert.ok(
+        (await events('auth.mfa.failed')).some((e) => why.test(String(e.data.reason))),
+        `auth.mfa.failed says ${why}`,
+      );
+    }
+    // Positive control: the same key, for this origin and RP id, signs in.
+    const right = await signIn(olga, key);
+    assert.equal((await right.finish()).status, 200);
+    assert.equal((await right.b.call('GET', '/v1/resources')).status, 200);
+  });
+
   test('a key registered by someone else does not answer for this person', async () => {
     const dave = await person('dave', ['mfa-required']);
     const erin = await person('erin', ['mfa-required']);

@@ -23,10 +23,10 @@ export function softAuthenticator(origin: string) {
   const rpId = new URL(origin).hostname;
   const credentials: Credential[] = [];
 
-  const authData = (c: Credential, flags: number, attested: boolean) => {
+  const authData = (c: Credential, flags: number, attested: boolean, rp = rpId) => {
     const counter = Buffer.alloc(4);
     counter.writeUInt32BE(c.counter);
-    const parts: Buffer[] = [sha256(rpId), Buffer.from([flags]), counter];
+    const parts: Buffer[] = [sha256(rp), Buffer.from([flags]), counter];
     if (attested) {
       const len = Buffer.alloc(2);
       len.writeUInt16BE(c.id.length);
@@ -73,12 +73,19 @@ export function softAuthenticator(origin: string) {
         clientExtensionResults: { credProps: { rk: true } },
       };
     },
-    /** navigator.credentials.get() with a credential of this authenticator (the first one by default). */
-    get(options: Options, opts: { credential?: number; counter?: number; userVerified?: boolean } = {}) {
+    /**
+     * navigator.credentials.get() with a credential of this authenticator (the first one by default).
+     * `origin` is what the browser writes into clientDataJSON (a phishing page's own), `rpId` the
+     * relying party whose hash the authenticator signs: both default to the ones it was made for.
+     */
+    get(
+      options: Options,
+      opts: { credential?: number; counter?: number; userVerified?: boolean; origin?: string; rpId?: string } = {},
+    ) {
       const c = credentials[opts.credential ?? 0] as Credential;
       c.counter = opts.counter ?? c.counter + 1;
-      const data = authData(c, 0x01 | (opts.userVerified === false ? 0 : 0x04), false);
-      const cdj = clientData('webauthn.get', options.challenge);
+      const data = authData(c, 0x01 | (opts.userVerified === false ? 0 : 0x04), false, opts.rpId);
+      const cdj = clientData('webauthn.get', options.challenge, opts.origin);
       const signature = sign('sha256', Buffer.concat([data, sha256(cdj)]), c.privateKey);
       return {
         id: b64url(c.id),
