@@ -28,7 +28,7 @@ export interface TestMcpServer {
   close(): Promise<void>;
 }
 
-export async function startTestMcpServer(): Promise<TestMcpServer> {
+export async function startTestMcpServer(opts: { nested?: boolean } = {}): Promise<TestMcpServer> {
   const calls = new Map<string, number>();
   let aborted = 0;
   const seen: IncomingHttpHeaders[] = [];
@@ -73,6 +73,23 @@ export async function startTestMcpServer(): Promise<TestMcpServer> {
         return text(`deployed to ${env}`);
       },
     );
+    // Nested arguments, for approvals bound to the exact call (test/mcp-approvals-binding.test.ts);
+    // only on request, so the other suites' tool lists and hidden counts stay as they are.
+    if (opts.nested)
+      server.registerTool(
+        'configure',
+        {
+          description: 'Configure',
+          inputSchema: z.object({
+            target: z.object({ env: z.string(), replicas: z.number(), tags: z.record(z.string(), z.string()) }),
+            flags: z.array(z.string()),
+          }),
+        },
+        async ({ target }) => {
+          count('configure');
+          return text(`configured ${target.env} with ${target.replicas}`);
+        },
+      );
     server.registerTool('slow', { description: 'Waits', inputSchema: z.object({}) }, async (_args, ctx) => {
       count('slow');
       started();

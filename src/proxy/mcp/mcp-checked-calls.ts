@@ -4,6 +4,7 @@
 // use. Each is audited: refusals durably before the answer, the rest once answered.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { actorOfPrincipal } from '../../auth/principal.js';
+import { GatehouseError } from '../../lib/errors.js';
 import { argumentsHash, recordedArguments } from '../../mcp/mcp-calls.js';
 import type { ResourceRecord } from '../../resources/resource-service.js';
 import type { createAnsweredRequests } from '../common/answered-requests.js';
@@ -125,7 +126,18 @@ export function createMcpCheckedCalls(
       }
       approvalId = gate.pass;
     }
-    const done = await forward(req, res, app, who, body);
+    let done: Awaited<ReturnType<Forward>>;
+    try {
+      done = await forward(req, res, app, who, body);
+    } catch (err) {
+      // Not sent (the server's credential cannot be opened): a JSON-RPC error naming why, audited.
+      if (!(err instanceof GatehouseError) || res.headersSent) throw err;
+      const failed = { ...base, ...recordedArguments(args, record), decision: 'failed', reason: err.detail };
+      await deps.audit.record(
+        callEvent(req, app, who, false, { ...failed, ...(approvalId ? { approval_id: approvalId } : {}) }),
+      );
+      return sendJson(res, 200, rpcError(rpc.id, -32603, `gatehouse: ${err.detail}`));
+    }
     answered.add(
       callEvent(req, app, who, true, {
         ...base,

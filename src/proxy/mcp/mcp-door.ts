@@ -16,6 +16,7 @@
 // assertion, never the client's token. Calls, reads and lists are audited (mcp.tool.call,
 // mcp.resource.read, mcp.prompt.get, mcp.*.listed).
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { GatehouseError } from '../../lib/errors.js';
 import type { ResourceRecord } from '../../resources/resource-service.js';
 import { answer } from '../app/app-answers.js';
 import { createAppSessions } from '../app/app-sessions.js';
@@ -54,7 +55,15 @@ export function createMcpDoor(deps: McpDoorDeps) {
     const assertion = deps.assertionFor
       ? await deps.assertionFor(principal, app, endpointOf(app), issuer)
       : await apps.assertions.assertion(principal, endpointOf(app), issuer);
-    return upstream.headersFor(req.headers, await deps.mcpUpstream(principal, app, proof), assertion);
+    let credential: Record<string, string>;
+    try {
+      credential = await deps.mcpUpstream(principal, app, proof);
+    } catch (err) {
+      // Fail closed, and say so: without Gatehouse's own credential nothing is sent (never the client's).
+      logger.error({ err, app: app.id }, 'mcp: cannot open the upstream credential');
+      throw new GatehouseError('unavailable', `the credential for ${app.name} cannot be opened; nothing was sent`);
+    }
+    return upstream.headersFor(req.headers, credential, assertion);
   }
 
   async function onRequest(req: IncomingMessage, res: ServerResponse, app: ResourceRecord): Promise<void> {
@@ -108,6 +117,8 @@ export function createMcpDoor(deps: McpDoorDeps) {
   return {
     handle(req: IncomingMessage, res: ServerResponse, app: ResourceRecord): void {
       onRequest(req, res, app).catch((err) => {
+        if (err instanceof GatehouseError && !res.headersSent)
+          return sendJson(res, err.status, rpcError(null, -32603, `gatehouse: ${err.detail}`));
         logger.error({ err }, 'mcp: request failed');
         if (!res.headersSent) sendJson(res, 500, rpcError(null, -32603, 'gatehouse: internal error'));
         else res.destroy();
