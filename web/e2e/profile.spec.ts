@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateClientKey, sshExec } from '../../test/helpers/ssh-client.js';
-import { adminApi, env, expect, screenshot, signIn, test, userWithRoles } from './fixtures.js';
+import { adminApi, env, expect, screenshot, signIn, sshToWeb1, test, userWithRoles } from './fixtures.js';
 
 let alice: { id: string; key: string };
 const dir = mkdtempSync(join(tmpdir(), 'gatehouse-e2e-profile-'));
@@ -81,6 +81,44 @@ test('alice creates an API key of her own (shown once, it signs in) and revokes 
   await page.getByRole('button', { name: 'Delete key cli' }).click();
   await page.getByRole('button', { name: 'Delete it' }).click();
   await expect(page.getByRole('table', { name: 'API keys' }).getByText('cli')).toHaveCount(0);
+});
+
+test('alice sees her live ssh session on her profile (only hers) and ends it there', async ({ page }) => {
+  // Her session through the proxy, with an access token of hers as the password; a session of the
+  // admin's beside it is one she must not see.
+  const token = await adminApi('POST', '/v1/auth/token', { api_key: alice.key });
+  expect(token.status, token.text).toBe(200);
+  const hers = sshExec('echo started; sleep 40 # profile-alice', {
+    port: env.sshPort(),
+    user: `${env.sshLogin()}@web-1`,
+    password: token.json.access_token,
+    timeoutMs: 50_000,
+  });
+  const admins = sshToWeb1('echo started; sleep 40 # profile-admin', 50_000);
+
+  await signIn(page, alice.key, '/profile');
+  const table = page.getByRole('table', { name: 'Your active sessions' });
+  await expect(table.getByRole('row', { name: /profile-alice/ })).toContainText(`SSH: ${env.sshLogin()}@web-1`);
+  await expect(table.getByRole('row', { name: /profile-admin/ })).toHaveCount(0);
+  await expect(table.getByRole('row')).toHaveCount(2); // the header and hers
+  await screenshot(page, 'profile-sessions');
+
+  await table
+    .getByRole('row', { name: /profile-alice/ })
+    .getByRole('button', { name: 'End' })
+    .click();
+  await page.getByRole('button', { name: 'End it' }).click();
+  await expect(page.getByText('No session of yours is running.')).toBeVisible();
+  const run = await hers;
+  expect(run.stdout).toContain('started');
+  expect(run.stderr).toMatch(/session terminated \(terminated by alice-profile\)/);
+
+  // The admin's session went on: it ends now through the admin's own route (and the spec leaves none).
+  const live = await adminApi('GET', '/v1/users/me/sessions?status=active');
+  const adminsSession = live.json.sessions.find((s: { command?: string }) => s.command?.includes('profile-admin'));
+  expect(adminsSession, 'the admin’s session is still live').toBeTruthy();
+  expect((await adminApi('DELETE', `/v1/users/me/sessions/${adminsSession.id}`)).status).toBe(200);
+  await admins;
 });
 
 test('alice sees her logins and her security keys on her profile, ends another login, then signs out everywhere', async ({

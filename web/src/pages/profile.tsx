@@ -1,12 +1,13 @@
 // The signed-in person's own page: what she may reach and as whom (her effective access), her SSH
 // public keys (add, name, remove: then plain ssh through the proxy works), her API keys (created
 // within her own rights, shown once; revoke), her security keys and passkeys (the account page's
-// component), and her live logins (end one, or sign out everywhere). Every call is to
-// /v1/users/me/…, which needs no admin permission.
+// component), her live logins (end one, or sign out everywhere) and her active sessions (end one).
+// Every call is to /v1/users/me/…, which needs no admin permission.
 import { useQuery } from '@tanstack/react-query';
 import { api, ok } from '../api/client';
 import { MyApiKeys } from '../components/my-api-keys';
 import { MyLogins } from '../components/my-logins';
+import { MySessions } from '../components/my-sessions';
 import { MySshKeys } from '../components/my-ssh-keys';
 import { AccessTable } from '../components/principal-access';
 import { SecurityKeys } from '../components/security-keys';
@@ -39,6 +40,7 @@ export function ProfilePage() {
           <MyApiKeys />
           <SecurityKeys />
           <MyLogins />
+          <MySessions />
         </>
       )}
     </section>
