@@ -1,7 +1,7 @@
 // The apps a principal reaches, as GET /v1/users/me/access (and a user's or an agent's) answers them:
 // each with the public_url the app door serves it at (an MCP app with its mcp_url too), so the
 // console's Launch opens exactly what the door lets her into; an app she may not reach is neither
-// listed nor served to her (the door answers 403), while whoever may reach it sees and opens it.
+// listed nor served to her (the door answers 404, as for no app), while whoever may reach it sees and opens it.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { appRequest, startTestApp, type TestApp } from './helpers/app-upstream.js';
@@ -102,7 +102,7 @@ describe('apps in effective access', () => {
     assert.equal(mine.find((r) => r.name === 'grafana')?.mcp_url, undefined);
   });
 
-  test('the listed public_url is where the app door lets her in; the door refuses her (403) an app not listed', async () => {
+  test('the listed public_url is where the app door lets her in; the door refuses her (404) an app not listed', async () => {
     const grafana = (await appsOf(alice.token, '/v1/users/me/access')).find((r) => r.name === 'grafana');
     const landed = await open(String(grafana?.public_url), alice.token);
     assert.equal(landed.status, 200, landed.text);
@@ -112,7 +112,7 @@ describe('apps in effective access', () => {
 
     const wikiUrl = String(registered.get('wiki')?.public_url);
     const before = app.seen.length;
-    assert.equal((await open(wikiUrl, alice.token)).status, 403);
+    assert.equal((await open(wikiUrl, alice.token)).status, 404);
     assert.equal(app.seen.length, before, 'the app saw nothing of a refused request');
     const bobs = await open(wikiUrl, bob.token);
     assert.equal(bobs.status, 200, 'the control: bob, whose role lists wiki, is let in');

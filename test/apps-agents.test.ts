@@ -78,8 +78,8 @@ describe('an agent reaches an app with agent ∩ owner', () => {
     assert.equal((await admin('PATCH', `/v1/users/${carol.id}`, { roles: ['other-apps'] })).status, 200);
     const before = app.seen.length;
     const refused = await get(bot.token, '/owner-denied');
-    assert.equal(refused.status, 403, refused.text);
-    assert.match(refused.text, /carol-bot may not use grafana/);
+    assert.equal(refused.status, 404, refused.text);
+    assert.match(refused.text, /No app is served at grafana\.localhost/);
     assert.equal(app.seen.length, before, 'the app saw nothing of the refused request');
     const event = await eventOf('app.request', (e) => e.data.path === '/owner-denied');
     assert.equal(event.success, false);
@@ -100,7 +100,7 @@ describe('an agent reaches an app with agent ∩ owner', () => {
   test('the other way round too: an owner who may, an agent whose own roles do not select the app', async () => {
     const dana = await userWithRoles(gh, 'dana', ['obs-apps', 'other-apps']);
     const narrow = await agentWithToken('dana-bot', ['other-apps'], dana.id);
-    assert.equal((await get(narrow.token, '/agent-denied')).status, 403);
+    assert.equal((await get(narrow.token, '/agent-denied')).status, 404);
     const wide = await agentWithToken('dana-bot2', ['obs-apps'], dana.id);
     assert.equal(
       (await get(wide.token, '/agent-allowed')).status,
@@ -126,7 +126,7 @@ describe('an agent acting for a user reaches an app with agent ∩ owner ∩ use
 
     const before = app.seen.length;
     const refused = await get(await exchange(), '/delegated-denied');
-    assert.equal(refused.status, 403, refused.text);
+    assert.equal(refused.status, 404, refused.text);
     assert.equal(app.seen.length, before, 'the app saw nothing');
     const denied = await eventOf('app.request', (e) => e.data.path === '/delegated-denied');
     assert.equal(denied.success, false);

@@ -298,7 +298,7 @@ describe('threats at the door', () => {
     const open = (headers: Record<string, string>) => webSocket('/ws', headers);
     const before = app.seen.length;
     assert.equal(await open({}), 'refused 401');
-    assert.equal(await open(bearer(outsider)), 'refused 403');
+    assert.equal(await open(bearer(outsider)), 'refused 404');
     assert.equal(app.seen.length, before);
     assert.equal(await open(bearer(writer)), 'echo: hi', 'the control');
   });

@@ -3,7 +3,8 @@
 //   callback      the one-time launch code becomes the app-session cookie (app host's own path)
 //   credential    a `Bearer gha_…` token (programs, agents) or the app-session cookie (browsers)
 //   no credential a browser goes to the console to sign in and launch; a program gets 401
-//   access        the one access checker: the app must be selected by the principal's roles
+//   access        the one access checker: the app must be selected by the principal's roles (else
+//                 404, the answer for a host with no app: an app you may not see does not exist)
 //   session       the app session it belongs to (the door kit's lifetime: guard, TTL, end)
 //   forward       to the app's uri, with the identity assertion, without any Gatehouse secret
 // and audited (app.request, batched like kube.request; refusals durable before the answer).
@@ -84,6 +85,12 @@ export function auditedPath(url: string): string {
   return path.slice(0, 512);
 }
 
+const STATUS_TEXT: Record<number, string> = { 401: 'Unauthorized', 404: 'Not Found', 429: 'Too Many Requests' };
+
+/** The answer for a host that serves nothing to this caller: no app there, or none they may see. */
+const notServed = (req: IncomingMessage): string =>
+  `No app is served at ${String(req.headers.host ?? '').slice(0, 256)}.`;
+
 export type AppDoor = ReturnType<typeof createAppDoor>;
 
 export function createAppDoor(deps: AppDoorDeps) {
@@ -160,7 +167,8 @@ export function createAppDoor(deps: AppDoorDeps) {
         reason: 'access_denied',
         detail: decision.reason,
       });
-      return { status: 403, message: `gatehouse: ${caller.principal.name} may not use ${app.name}` };
+      // As for an unknown host: an app the principal may not see does not exist for them.
+      return { status: 404, message: notServed(req) };
     }
     // Inside the app: the roles' app_rules (every request, the upgrade of a WebSocket too).
     const inside = access.appRequest(caller.principal, decision.resource, req.method ?? 'GET', req.url ?? '/');
@@ -279,7 +287,7 @@ export function createAppDoor(deps: AppDoorDeps) {
     }
     const caller: Caller = { principal, how: 'cookie' };
     const decision = access.authorize(principal, { kind: 'app', id: app.id }, []);
-    if (!decision.allowed) return answer(req, res, 403, `gatehouse: ${principal.name} may not use ${app.name}`);
+    if (!decision.allowed) return answer(req, res, 404, notServed(req));
     const secret = randomBytes(32).toString('base64url');
     const endsBy = peeked.record.token_expires_at;
     const session = await sessions.openCookieSession({
@@ -329,7 +337,7 @@ export function createAppDoor(deps: AppDoorDeps) {
     const startedAt = clock();
     const refuse = (status: number, message: string): void =>
       void socket.end(
-        `HTTP/1.1 ${status} ${status === 401 ? 'Unauthorized' : 'Forbidden'}\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(message) + 1}\r\nConnection: close\r\n\r\n${message}\n`,
+        `HTTP/1.1 ${status} ${STATUS_TEXT[status] ?? 'Forbidden'}\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(message) + 1}\r\nConnection: close\r\n\r\n${message}\n`,
       );
     const caller = await identify(req, app);
     if (caller === undefined) return refuse(401, 'gatehouse: sign in to the app first');
@@ -354,7 +362,7 @@ export function createAppDoor(deps: AppDoorDeps) {
     match: (host: string | undefined) => apps.addressing.match(host),
     handle(req: IncomingMessage, res: ServerResponse, app: ResourceRecord | undefined): void {
       if (!app) {
-        answer(req, res, 404, `No app is served at ${String(req.headers.host ?? '').slice(0, 256)}.`);
+        answer(req, res, 404, notServed(req));
         return;
       }
       onRequest(req, res, app).catch((err) => {
