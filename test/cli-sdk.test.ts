@@ -1,9 +1,11 @@
 // The SDK (gatehouse/sdk) against a real Gatehouse: sign-in with an API key, lists as async iterators
-// across pages, refusals as GatehouseProblem, refresh before expiry and once after a 401.
+// across pages, refusals as GatehouseProblem, refresh before expiry and once after a 401, and the
+// browser session mode the console uses (cookies and the CSRF header of the web origin).
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 import { renderApiTypes } from '../scripts/api-types.mjs';
+import { ACCESS_COOKIE, REFRESH_COOKIE } from '../src/api/console/session-cookie.js';
 import { createGatehouse, GatehouseProblem, type Tokens } from '../src/sdk/index.js';
 import { ADMIN_KEY, requestsTo, startTestServer, type TestServer, userWithRoles } from './helpers/gatehouse.js';
 
@@ -111,4 +113,82 @@ test('the agent example of docs/sdk.md: an agent signs in with its credential an
   const refused = await gh.ok(gh.api.GET('/v1/users')).catch((e: GatehouseProblem) => e);
   assert.ok(refused instanceof GatehouseProblem);
   assert.equal(refused.code, 'forbidden');
+});
+
+/**
+ * A browser of the web origin, as far as the session needs one: it keeps the Set-Cookie answers (by
+ * name and path, dropped at Max-Age=0) and sends them back; every request is recorded.
+ */
+function browserJar() {
+  const cookies = new Map<string, { value: string; path: string }>();
+  const sent: Request[] = [];
+  const jarFetch = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
+    const request = new Request(input, init);
+    sent.push(request.clone());
+    const path = new URL(request.url).pathname;
+    const pairs = [...cookies].filter(([, c]) => path.startsWith(c.path)).map(([n, c]) => `${n}=${c.value}`);
+    if (pairs.length) request.headers.set('cookie', pairs.join('; '));
+    const response = await fetch(request);
+    for (const line of response.headers.getSetCookie()) {
+      const [pair = '', ...attrs] = line.split(/;\s*/);
+      const [name = '', value = ''] = pair.split('=');
+      const at = (k: string) => attrs.find((a) => a.toLowerCase().startsWith(`${k}=`))?.split('=')[1];
+      if (at('max-age') === '0') cookies.delete(name);
+      else cookies.set(name, { value, path: at('path') ?? '/' });
+    }
+    return response;
+  };
+  return { cookies, sent, fetch: jarFetch as typeof fetch };
+}
+
+test('browser session mode (the console): cookies and the CSRF header, no bearer; a 401 refreshes once; signed out is told', async () => {
+  const user = await userWithRoles(server, 'sdk-browser', ['auditor']);
+  const jar = browserJar();
+  const csrf = { 'x-gatehouse-csrf': '1' };
+  const signedIn = await jar.fetch(`${server.webUrl}/webapi/session`, {
+    method: 'POST',
+    headers: { ...csrf, 'content-type': 'application/json' },
+    body: JSON.stringify({ api_key: user.apiKey }),
+  });
+  assert.equal(signedIn.status, 200, await signedIn.text());
+  assert.ok(jar.cookies.has(ACCESS_COOKIE) && jar.cookies.has(REFRESH_COOKIE));
+  let signedOut = 0;
+  const gh = createGatehouse({
+    baseUrl: server.webUrl,
+    fetch: jar.fetch,
+    session: { headers: csrf, refreshPath: '/webapi/session/refresh', onSignedOut: () => void signedOut++ },
+  });
+  jar.sent.length = 0;
+  assert.equal((await gh.ok(gh.api.GET('/v1/auth/whoami'))).name, 'sdk-browser');
+  const problem = await gh
+    .ok(gh.api.GET('/v1/agents/{id}', { params: { path: { id: 'agent_nothere' } } }))
+    .catch((e: unknown) => e);
+  assert.ok(problem instanceof GatehouseProblem && problem.code === 'forbidden' && problem.request_id, String(problem));
+  assert.ok(jar.sent.length >= 2);
+  for (const r of jar.sent) {
+    assert.equal(r.headers.get('x-gatehouse-csrf'), '1', `${r.url} carries the CSRF header`);
+    assert.equal(r.headers.get('authorization'), null, `${r.url} carries no bearer token`);
+  }
+  // Control: the same cookie without the header is refused, so the header the SDK adds is what opens it.
+  const bare = await jar.fetch(`${server.webUrl}/v1/auth/whoami`);
+  assert.equal(bare.status, 403, await bare.text());
+
+  // The access cookie's Max-Age lapsed (the browser dropped it): three parallel calls, one refresh.
+  jar.cookies.delete(ACCESS_COOKIE);
+  jar.sent.length = 0;
+  const names = await Promise.all([1, 2, 3].map(() => gh.ok(gh.api.GET('/v1/auth/whoami')).then((m) => m.name)));
+  assert.deepEqual(names, ['sdk-browser', 'sdk-browser', 'sdk-browser']);
+  assert.equal(jar.sent.filter((r) => r.url.endsWith('/webapi/session/refresh')).length, 1, 'refreshed once');
+  assert.ok(jar.cookies.has(ACCESS_COOKIE), 'the refresh set a new access cookie');
+  assert.equal(signedOut, 0);
+  assert.equal(await (await gh.fetch('/v1/auth/whoami')).json().then((m: { name: string }) => m.name), 'sdk-browser');
+
+  // Signed out elsewhere (another tab): the next call is a 401 problem and the page is told once.
+  const out = await jar.fetch(`${server.webUrl}/webapi/session`, { method: 'DELETE', headers: csrf });
+  assert.equal(out.status, 204);
+  const refused = await gh.ok(gh.api.GET('/v1/auth/whoami')).catch((e: unknown) => e);
+  assert.ok(refused instanceof GatehouseProblem);
+  assert.equal(refused.status, 401);
+  assert.equal(signedOut, 1);
+  assert.equal(await gh.renewLogin(), false);
 });

@@ -1,11 +1,14 @@
 // Builds the console into web/dist, which the web listener serves (src/proxy/web/static-files.ts).
 // Hashed file names under /assets/ let the server cache them for a year; index.html is never cached.
+import { fileURLToPath } from 'node:url';
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vite';
 
 export default defineConfig({
   root: import.meta.dirname,
   plugins: [react()],
+  // The console's client is the SDK's source (src/sdk), bundled here; web/tsconfig.json maps the same name.
+  resolve: { alias: { 'gatehouse/sdk': fileURLToPath(new URL('../src/sdk/index.ts', import.meta.url)) } },
   build: {
     outDir: 'dist',
     emptyOutDir: true,

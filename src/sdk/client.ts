@@ -1,9 +1,11 @@
 // The typed client of Gatehouse's /v1 API (`import { createGatehouse } from 'gatehouse/sdk'`): the
 // openapi-fetch client over the types generated from docs/openapi.json, signed in with an API key or
-// a token pair, refreshing the access token before it expires and once on a 401, lists as async
-// iterators, and every refusal as one GatehouseProblem. It imports nothing of the server: it is what
-// the `gatehouse` command and any agent or script use (docs/sdk.md).
+// a token pair, refreshing the access token before it expires and once on a 401 (or, in a page of the
+// web origin, by the console's session cookies), lists as async iterators, and every refusal as one
+// GatehouseProblem. It imports nothing of the server: it is what the `gatehouse` command, the web
+// console and any agent or script use (docs/sdk.md).
 import createClient from 'openapi-fetch';
+import { type BrowserSession, browserSessionFetch } from './browser-session.js';
 import type { AnyPage, ItemOf, ListPath, ListPathParams, ListQuery } from './paging.js';
 import { itemsOf } from './paging.js';
 import { GatehouseProblem, problemOf } from './problem.js';
@@ -29,6 +31,11 @@ export interface GatehouseOptions {
   onTokens?: (tokens: Tokens) => void | Promise<void>;
   /** Refresh this long before the access token expires (default 30 s). */
   refreshBeforeMs?: number;
+  /**
+   * A page of the web origin signed in by its session cookies instead (the console): no API key or
+   * tokens then, and `baseUrl` is usually '' (this origin).
+   */
+  session?: BrowserSession;
   fetch?: typeof fetch;
   clock?: () => number;
 }
@@ -120,8 +127,13 @@ export function createGatehouse(options: GatehouseOptions) {
     return baseFetch(retry);
   }
 
+  const browser = options.session ? browserSessionFetch(baseUrl, options.session, baseFetch) : undefined;
+  const send = browser?.send ?? authFetch;
+  // A session's cookies go to this origin only ('same-origin', fetch's default, said out loud).
+  const credentials: RequestInit = browser ? { credentials: 'same-origin' } : {};
+
   // JSON only: answers the document also lists as NDJSON or text stay out of `data`'s type.
-  const api = createClient<paths, `${string}/json`>({ baseUrl, fetch: authFetch });
+  const api = createClient<paths, `${string}/json`>({ baseUrl, fetch: send, ...credentials });
 
   /** The data of an openapi-fetch answer, or the GatehouseProblem it carried. */
   async function ok<D>(call: Promise<{ data?: D; error?: unknown; response: Response }>): Promise<D> {
@@ -166,11 +178,21 @@ export function createGatehouse(options: GatehouseOptions) {
     signInWithSsoCode,
     /** Renews the access token now (refresh token, else API key). */
     refresh: renew,
+    /** Renews the login now, whichever way it is held (in a browser session, its cookies); false if it cannot. */
+    renewLogin: (): Promise<boolean> =>
+      browser
+        ? browser.refresh()
+        : renew().then(
+            () => true,
+            () => false,
+          ),
     /** The login held now, if any. */
     tokens: (): Tokens | undefined => tokens,
+    /** fetch with the login, the answer as it came, a refusal too (a stream the caller reads itself). */
+    send,
     /** An authenticated request outside the typed surface (a recording, a kubeconfig): the raw answer, or a problem. */
     async fetch(path: string, init: RequestInit = {}): Promise<Response> {
-      const response = await authFetch(new Request(`${baseUrl}${path}`, init));
+      const response = await send(new Request(`${baseUrl}${path}`, { ...credentials, ...init }));
       if (!response.ok) throw await problemOf(response);
       return response;
     },

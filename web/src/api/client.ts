@@ -1,9 +1,11 @@
-// The typed client of /v1, generated from docs/openapi.json (`npm run web:types`), so an API change
-// breaks this app's type check rather than its users. It authenticates with the session cookie
-// that /webapi/session set, plus the CSRF header the server requires next to that cookie.
-import createClient from 'openapi-fetch';
-import type { components, paths } from './schema';
+// The console's client of /v1: the SDK's (gatehouse/sdk, src/sdk), the one the `gatehouse` command
+// uses, in its browser mode: signed in by the HttpOnly session cookie that /webapi/session set, plus
+// the CSRF header the server requires next to that cookie, and renewed through /webapi/session/refresh.
+// What the pages import is re-exported here under the names they know.
+import { type components, createGatehouse, type paths, problemOf } from 'gatehouse/sdk';
 
+// Problem: an application/problem+json answer (status, code, detail, request_id, errors), the SDK's one error class.
+export { type FieldError, GatehouseProblem as Problem, problemOf } from 'gatehouse/sdk';
 export type Schemas = components['schemas'];
 
 /** The JSON body an operation takes, e.g. Body<'/v1/resources', 'post'>. */
@@ -13,39 +15,36 @@ export type Body<P extends keyof paths, M extends keyof paths[P]> = paths[P][M] 
   ? B
   : never;
 
-/** Sent on every request: the server honours the session cookie only beside it (see src/proxy/web). */
+/** Sent on every request: the server honours the session cookie only beside it (src/api/console). */
 export const CSRF_HEADER = { 'x-gatehouse-csrf': '1' } as const;
 
-export interface FieldError {
-  path: string;
-  message: string;
+type Listener = () => void;
+const signedOutListeners = new Set<Listener>();
+/** Called when the session is gone for good (expired and not refreshable, or revoked). */
+export function onSignedOut(listener: Listener): () => void {
+  signedOutListeners.add(listener);
+  return () => signedOutListeners.delete(listener);
 }
 
-/** An application/problem+json answer, as the person should see it: detail and request id. */
-export class Problem extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    readonly detail: string,
-    readonly requestId: string | undefined,
-    readonly errors: FieldError[] = [],
-  ) {
-    super(detail);
-  }
-}
+const gh = createGatehouse({
+  baseUrl: '',
+  session: {
+    headers: CSRF_HEADER,
+    refreshPath: '/webapi/session/refresh',
+    onSignedOut: () => {
+      for (const l of signedOutListeners) l();
+    },
+  },
+});
 
-export async function problemOf(response: Response, body?: unknown): Promise<Problem> {
-  let json = body as Record<string, unknown> | undefined;
-  if (json === undefined) json = (await response.json().catch(() => undefined)) as Record<string, unknown> | undefined;
-  const requestId = (json?.request_id as string | undefined) ?? response.headers.get('x-request-id') ?? undefined;
-  return new Problem(
-    response.status,
-    String(json?.code ?? 'error'),
-    String(json?.detail ?? (response.statusText || `HTTP ${response.status}`)),
-    requestId,
-    Array.isArray(json?.errors) ? (json.errors as FieldError[]) : [],
-  );
-}
+/** The typed openapi-fetch client (JSON answers only). */
+export const api = gh.api;
+/** The data of an openapi-fetch answer, or the Problem it carried. */
+export const ok = gh.ok;
+/** fetch with the session: on 401, refresh once and retry; still 401 means signed out. */
+export const sessionFetch = gh.send;
+/** One refresh at a time: parallel 401s share it, since the refresh cookie rotates on each use. */
+export const refreshSession = gh.renewLogin;
 
 /**
  * The data of an answer and its ETag: the version a change of the object names in If-Match, so that
@@ -62,54 +61,9 @@ export async function okTagged<D>(
 /** The If-Match header of a change of an object read with `okTagged`. */
 export const ifMatch = (etag: string | undefined) => (etag ? { 'if-match': etag } : {});
 
-type Listener = () => void;
-const signedOutListeners = new Set<Listener>();
-/** Called when the session is gone for good (expired and not refreshable, or revoked). */
-export function onSignedOut(listener: Listener): () => void {
-  signedOutListeners.add(listener);
-  return () => signedOutListeners.delete(listener);
-}
-
-let refreshing: Promise<boolean> | undefined;
-/** One refresh at a time: parallel 401s share it, since the refresh token rotates on each use. */
-export function refreshSession(): Promise<boolean> {
-  refreshing ??= fetch('/webapi/session/refresh', { method: 'POST', headers: CSRF_HEADER })
-    .then((r) => r.ok)
-    .catch(() => false)
-    .finally(() => {
-      refreshing = undefined;
-    });
-  return refreshing;
-}
-
-/** fetch with the session: on 401, refresh once and retry; still 401 means signed out. */
-export async function sessionFetch(input: Request): Promise<Response> {
-  input.headers.set('x-gatehouse-csrf', '1');
-  const retry = input.clone();
-  let response = await fetch(input);
-  if (response.status === 401 && (await refreshSession())) response = await fetch(retry);
-  if (response.status === 401) for (const l of signedOutListeners) l();
-  return response;
-}
-
-// The console reads JSON only: answers the document also lists as NDJSON or text stay out of `data`'s type.
-export const api = createClient<paths, `${string}/json`>({
-  baseUrl: '',
-  credentials: 'same-origin',
-  fetch: sessionFetch,
-});
-
-/** The data of an openapi-fetch answer, or the Problem it carried. */
-export async function ok<D>(call: Promise<{ data?: D; error?: unknown; response: Response }>): Promise<D> {
-  const { data, error, response } = await call;
-  if (error !== undefined || !response.ok) throw await problemOf(response, error);
-  return data as D;
-}
-
 /** Downloads what an authenticated GET answers (a link could not carry the CSRF header). */
 export async function download(url: string, filename: string): Promise<void> {
-  const response = await sessionFetch(new Request(url));
-  if (!response.ok) throw await problemOf(response);
+  const response = await gh.fetch(url);
   const href = URL.createObjectURL(await response.blob());
   const a = document.createElement('a');
   a.href = href;
@@ -120,7 +74,5 @@ export async function download(url: string, filename: string): Promise<void> {
 
 /** Text of an authenticated GET (recordings, which are not JSON). */
 export async function fetchText(url: string): Promise<string> {
-  const response = await sessionFetch(new Request(url));
-  if (!response.ok) throw await problemOf(response);
-  return response.text();
+  return (await gh.fetch(url)).text();
 }

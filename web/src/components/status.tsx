@@ -43,9 +43,9 @@ export function ProblemView({ error, title, inline }: { error: unknown; title?: 
           ))}
         </ul>
       )}
-      {error.requestId && (
+      {error.request_id && (
         <p className="muted">
-          Request id: <code>{error.requestId}</code>
+          Request id: <code>{error.request_id}</code>
         </p>
       )}
     </div>
