@@ -5,12 +5,15 @@
 // The shared cluster token works only where cluster.allow_shared_token says so.
 import assert from 'node:assert/strict';
 import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto';
-import { readFileSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { SignJWT } from 'jose';
+import { decodeJwt, SignJWT } from 'jose';
 import pg from 'pg';
+import { establishIdentity } from '../src/cluster/proxy-identity-client.js';
 import { ConfigError } from '../src/config/load.js';
+import { createAuthPool } from '../src/net/auth-client.js';
 import type { Gatehouse } from '../src/server.js';
 import { type JoinedIdentity, joinIdentity, joinToken } from './helpers/cluster-join.js';
 import { clusterScene } from './helpers/cluster-scene.js';
@@ -171,6 +174,48 @@ if (requirePostgres('proxy identities')) {
       assert.equal(renewed.status, 401, 'a key that is not the identity’s');
       const join = await internalGet(a.headers(), 'cluster/');
       assert.equal(join.status, 403, 'join tokens and identities are never a proxy’s to read');
+    });
+
+    test('renews on auth’s clock from a host 10 minutes ahead: the fresh credential is accepted, the old one until its exp only, then 401', async () => {
+      // The proxy's client (the code a proxy runs) against auth whose clock is 592 s behind this host's.
+      const dataDir = mkdtempSync(join(tmpdir(), 'gatehouse-renew-'));
+      const pool = createAuthPool([new URL(auth.url).host], { tls: false });
+      const token = await joinToken(auth);
+      auth.clockOffset.ms = -592_000;
+      const errors: unknown[] = [];
+      const identity = await establishIdentity(pool, { dataDir, joinToken: token, onError: (e) => errors.push(e) });
+      try {
+        const credentialOf = () => identity.headers()['x-gatehouse-proxy-credential'] as string;
+        const withCredential = (c: string) => internalGet({ 'x-gatehouse-proxy-credential': c });
+        const old = credentialOf();
+        assert.equal((await withCredential(old)).status, 200, 'positive control: the credential it joined with');
+        // A second later (so the two differ in their whole-second exp), the renewal a refused call starts,
+        // the same one the half-life timer runs: a proof dated by auth's clock, exchanged for a credential.
+        await new Promise((r) => setTimeout(r, 1100));
+        identity.refused();
+        const fresh = await until('the renewal', async () => {
+          if (identity.removed()) throw new Error('the renewal was refused: the client took itself for removed');
+          return credentialOf() !== old ? credentialOf() : undefined;
+        });
+        const oldExp = decodeJwt(old).exp as number;
+        assert.ok((decodeJwt(fresh).exp as number) > oldExp, 'the fresh one ends later');
+        assert.equal((await withCredential(fresh)).status, 200, 'the fresh one is accepted');
+        assert.equal((await withCredential(old)).status, 200, 'the old one too, before its exp');
+        // Auth's clock at the old credential's exp: expired, whoever presents it; the fresh one lives on.
+        auth.clockOffset.ms = oldExp * 1000 + 100 - Date.now();
+        const expired = await withCredential(old);
+        assert.equal(expired.status, 401, 'the old one at its exp');
+        assert.match(((await expired.json()) as { detail: string }).detail, /expired/);
+        assert.equal((await withCredential(fresh)).status, 200, 'positive control: the fresh one at that time');
+        auth.clockOffset.ms = (decodeJwt(fresh).exp as number) * 1000 + 100 - Date.now();
+        assert.equal((await withCredential(fresh)).status, 401, 'and the fresh one at its own exp');
+        assert.deepEqual(errors, [], 'no renewal failed');
+      } finally {
+        auth.clockOffset.ms = 0;
+        identity.stop();
+        pool.close();
+        rmSync(dataDir, { recursive: true, force: true });
+      }
     });
 
     test('its session records are its own: another proxy’s live session cannot be ended by it', async () => {

@@ -127,6 +127,12 @@ describe('a renewal proof', () => {
     assert.equal(await proofHolds(p, registered, ID, at(T0 + 1000)), true);
   });
 
+  test('holds from a host whose clock is a little ahead of auth’s (whole-second iat, milliseconds of skew)', async () => {
+    // Signed at 12:00:01.002 on the proxy, checked at 12:00:00.998 on auth: iat is a second ahead.
+    assert.equal(await proofHolds(await proof({ iat: T0 / 1000 + 1 }), registered, ID, at(T0 + 998)), true);
+    assert.equal(await proofHolds(await proof({ iat: T0 / 1000 + 4 }), registered, ID, at(T0)), true, '4 s ahead');
+  });
+
   test('is refused signed by another key, for another identity, another audience, too old or too long', async () => {
     assert.equal(await proofHolds(await proof({ key: ed25519() }), registered, ID, at(T0)), false, 'another key');
     assert.equal(
@@ -139,7 +145,11 @@ describe('a renewal proof', () => {
       false,
       'a credential-shaped proof',
     );
-    assert.equal(await proofHolds(await proof(), registered, ID, at(T0 + 61_000)), false, 'over a minute old');
+    assert.equal(
+      await proofHolds(await proof(), registered, ID, at(T0 + 66_000)),
+      false,
+      'over a minute old (and the tolerance)',
+    );
     assert.equal(await proofHolds(await proof({ ttl: 3600 }), registered, ID, at(T0)), false, 'asks to live an hour');
     // Made now for use later (a copy taken off the host would stay good): refused until its time.
     assert.equal(

@@ -19,6 +19,12 @@ export const RENEW_AUDIENCE = 'gatehouse-renew';
 export const CREDENTIAL_TTL_S = 600;
 /** A proof is good this long after it was signed (and no longer: it travels once, to be exchanged). */
 const PROOF_MAX_AGE_S = 60;
+/**
+ * How far a proof's dates may be off auth's clock: iat is whole seconds, and the proxy's host keeps
+ * its own time (it dates renewals by auth's, learnt from its credential; a restart's first proof, by
+ * its own). Without it, a proxy a few milliseconds ahead dated some proofs a second in auth's future.
+ */
+const PROOF_CLOCK_TOLERANCE_S = 5;
 
 interface SigningKeyRecord {
   private_sealed: string;
@@ -111,6 +117,7 @@ export async function proofHolds(proof: string, publicJwk: JWK, sub: string, clo
       subject: sub,
       algorithms: ['EdDSA'],
       maxTokenAge: PROOF_MAX_AGE_S,
+      clockTolerance: PROOF_CLOCK_TOLERANCE_S,
       currentDate: new Date(clock()),
     });
     return typeof payload.exp === 'number' && payload.exp - (payload.iat ?? 0) <= PROOF_MAX_AGE_S;

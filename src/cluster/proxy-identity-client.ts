@@ -1,11 +1,12 @@
 // A proxy's side of its identity (proxy-identities.ts): the first start presents the join token once,
 // with the public half of an Ed25519 key pair made here; the private half stays in the data dir
 // (0600), so a restart proves possession again instead of needing a new token. The credential auth
-// answers is renewed at half its life; every internal call carries it.
+// answers is renewed at half its life; every internal call carries it. Time is auth's: this host's
+// clock may differ, so proofs are dated and renewals timed by the credential's own iat and exp.
 import { createPrivateKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { SignJWT } from 'jose';
+import { decodeJwt, SignJWT } from 'jose';
 import { StartupError } from '../lib/errors.js';
 import { type AuthPool, AuthUnreachable, PROXY_CREDENTIAL_HEADER } from '../net/auth-client.js';
 import { RENEW_AUDIENCE } from './proxy-credentials.js';
@@ -66,14 +67,30 @@ async function post(pool: Pick<AuthPool, 'fetch'>, path: string, body: unknown):
   return JSON.parse(text) as Issued;
 }
 
-const proof = (key: KeyObject, instance: string) =>
-  new SignJWT({})
+/** A proof of possession, dated by auth's clock as this host estimates it (skewMs: auth minus ours). */
+const proof = (key: KeyObject, instance: string, skewMs = 0) => {
+  const iat = Math.floor((Date.now() + skewMs) / 1000);
+  return new SignJWT({})
     .setProtectedHeader({ alg: 'EdDSA', typ: 'JWT' })
     .setSubject(instance)
     .setAudience(RENEW_AUDIENCE)
-    .setIssuedAt()
-    .setExpirationTime('60s')
+    .setIssuedAt(iat)
+    .setExpirationTime(iat + 60)
     .sign(key);
+};
+
+/**
+ * What a fresh credential says of auth's clock: how far it is from ours, and when to renew (half the
+ * credential's life from now). Measured with this host's clock, a proxy running ahead of auth dated
+ * its proofs in auth's future (refused, and taken for a removal) and, ten minutes ahead, found every
+ * credential already expired and renewed in a loop.
+ */
+function timingOf(issued: Issued): { skewMs: number; renewInMs: number } {
+  const { iat, exp } = decodeJwt(issued.credential);
+  if (typeof iat !== 'number' || typeof exp !== 'number') return { skewMs: 0, renewInMs: RETRY_MS };
+  // iat is whole seconds: auth's clock was somewhere in [iat, iat + 1) when it answered.
+  return { skewMs: (iat + 0.5) * 1000 - Date.now(), renewInMs: ((exp - iat) * 1000) / 2 };
+}
 
 /**
  * This proxy's identity: the one its data dir holds (renewed now), or a new one joined with the join
@@ -116,6 +133,7 @@ export async function establishIdentity(
     writeFileSync(file, JSON.stringify(saved), { mode: 0o600 });
   }
   let current = issued;
+  let timing = timingOf(issued);
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
   let removed = false;
@@ -130,8 +148,9 @@ export async function establishIdentity(
   function renew(): Promise<void> {
     renewing ??= (async () => {
       try {
-        current = await post(pool, 'credential', { proof: await proof(key, current.instance) });
-        schedule((Date.parse(current.expires_at) - Date.now()) / 2);
+        current = await post(pool, 'credential', { proof: await proof(key, current.instance, timing.skewMs) });
+        timing = timingOf(current);
+        schedule(timing.renewInMs);
       } catch (error) {
         if ((error as { status?: number }).status === 401) {
           // Removed (or its key no longer the registered one): nothing to renew, ever.
@@ -149,7 +168,7 @@ export async function establishIdentity(
     })();
     return renewing;
   }
-  schedule((Date.parse(current.expires_at) - Date.now()) / 2);
+  schedule(timing.renewInMs);
   return {
     instance: current.instance,
     headers: () => ({ [PROXY_CREDENTIAL_HEADER]: current.credential }),
