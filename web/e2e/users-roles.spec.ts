@@ -64,7 +64,13 @@ test('users: create with roles and logins, edit the roles, an API key shown once
   const form = page.getByRole('form', { name: 'Create a user' });
   await form.getByLabel('User name').fill('carol');
   await form.getByLabel('Roles').fill('auditor');
-  await form.getByLabel('Logins').fill('ubuntu, deploy');
+  // Logins are tokens, as roles are: "a, b" typed or pasted becomes two chips.
+  const createLogins = form.getByRole('combobox', { name: 'Logins' });
+  await createLogins.fill('ubuntu, deploy');
+  await createLogins.blur();
+  await expect(form.getByRole('button', { name: 'Remove Logins ubuntu' })).toBeVisible();
+  await expect(form.getByRole('button', { name: 'Remove Logins deploy' })).toBeVisible();
+  await expect(createLogins).toHaveValue('');
   await form.getByRole('button', { name: 'Create user' }).click();
   await expect(page.getByRole('heading', { name: 'carol' })).toBeVisible();
   await expect(page.getByText('ubuntu, deploy')).toBeVisible();
@@ -79,10 +85,20 @@ test('users: create with roles and logins, edit the roles, an API key shown once
   // Roles are picked as tokens: the refused one is removed by its chip, then another is added.
   await edit.getByRole('button', { name: 'Remove Roles no-such-role' }).click();
   await edit.getByRole('combobox', { name: 'Roles' }).fill('access');
+  // Her logins come back as chips: one removed by its chip, another added with Enter (not a submit).
+  await edit.getByRole('button', { name: 'Remove Logins deploy' }).click();
+  const editLogins = edit.getByRole('combobox', { name: 'Logins' });
+  await editLogins.fill('admin');
+  await editLogins.press('Enter');
+  await expect(edit.getByRole('button', { name: 'Remove Logins admin' })).toBeVisible();
+  await expect(edit.getByRole('button', { name: 'Remove Logins deploy' })).toHaveCount(0);
   await edit.getByRole('button', { name: 'Save changes' }).click();
   await expect(edit).toHaveCount(0);
   await expect(page.getByText('auditor, access')).toBeVisible();
-  expect((await adminApi('GET', '/v1/users?name=carol')).json.users[0].roles).toEqual(['auditor', 'access']);
+  await expect(page.getByText('ubuntu, admin')).toBeVisible();
+  const carol = (await adminApi('GET', '/v1/users?name=carol')).json.users[0];
+  expect(carol.roles).toEqual(['auditor', 'access']);
+  expect(carol.traits.logins).toEqual(['ubuntu', 'admin']);
 
   await page.getByLabel('Key name').fill('laptop');
   await page.getByRole('button', { name: 'Create API key' }).click();

@@ -6,9 +6,7 @@ import { Link, useNavigate, useParams } from 'react-router';
 import { api, ok } from '../api/client';
 import { ApiKeys } from '../components/api-keys';
 import { ConfirmButton } from '../components/confirm';
-import { TextField } from '../components/field';
 import { FormToggle, PanelForm } from '../components/form-panel';
-import { parseList } from '../components/labels';
 import { useRoleNames } from '../components/pickers';
 import { PrincipalAccess } from '../components/principal-access';
 import { Loading, ProblemView } from '../components/status';
@@ -94,13 +92,13 @@ function EditUser({ user: u, onDone }: { user: UserView; onDone: () => void }) {
   const queryClient = useQueryClient();
   const [roles, setRoles] = useState<string[]>(u.roles);
   const roleNames = useRoleNames();
-  const [logins, setLogins] = useState((u.traits.logins ?? []).join(', '));
+  const [logins, setLogins] = useState<string[]>(u.traits.logins ?? []);
   const save = useMutation({
     mutationFn: () =>
       ok(
         api.PATCH('/v1/users/{id}', {
           params: { path: { id: u.id } },
-          body: { roles, traits: { ...u.traits, logins: parseList(logins) } },
+          body: { roles, traits: { ...u.traits, logins } },
         }),
       ),
     onSuccess: (updated) => {
@@ -119,7 +117,14 @@ function EditUser({ user: u, onDone }: { user: UserView; onDone: () => void }) {
         onChange={setRoles}
         suggestions={roleNames}
       />
-      <TextField label="Logins" path="/body/traits" problem={save.error} value={logins} onChange={setLogins} />
+      <TokenInput
+        label="Logins"
+        path="/body/traits"
+        problem={save.error}
+        values={logins}
+        onChange={setLogins}
+        placeholder="ubuntu"
+      />
     </PanelForm>
   );
 }

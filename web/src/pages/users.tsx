@@ -5,7 +5,6 @@ import { Link, useNavigate, useSearchParams } from 'react-router';
 import { api, ok } from '../api/client';
 import { TextField } from '../components/field';
 import { PanelForm, TitleWithForm } from '../components/form-panel';
-import { parseList } from '../components/labels';
 import { Pager, usePage } from '../components/pager';
 import { useRoleNames } from '../components/pickers';
 import { QueryTable } from '../components/query-table';
@@ -84,16 +83,10 @@ function CreateUser({ onDone }: { onDone: () => void }) {
   const [name, setName] = useState('');
   const [roles, setRoles] = useState<string[]>([]);
   const roleNames = useRoleNames();
-  const [logins, setLogins] = useState('');
+  const [logins, setLogins] = useState<string[]>([]);
   const mutation = useMutation({
-    mutationFn: () => {
-      const loginList = parseList(logins);
-      return ok(
-        api.POST('/v1/users', {
-          body: { name, roles, ...(loginList.length ? { traits: { logins: loginList } } : {}) },
-        }),
-      );
-    },
+    mutationFn: () =>
+      ok(api.POST('/v1/users', { body: { name, roles, ...(logins.length ? { traits: { logins } } : {}) } })),
     onSuccess: (user) => {
       void queryClient.invalidateQueries({ queryKey: ['users'] });
       onDone();
@@ -113,14 +106,14 @@ function CreateUser({ onDone }: { onDone: () => void }) {
         suggestions={roleNames}
         placeholder="access"
       />
-      <TextField
+      {/* traits.logins: the logins that roles grant with {{traits.logins}}. */}
+      <TokenInput
         label="Logins"
         path="/body/traits"
         problem={p}
-        value={logins}
+        values={logins}
         onChange={setLogins}
-        placeholder="ubuntu, deploy"
-        hint="traits.logins: the logins roles grant with {{traits.logins}}"
+        placeholder="ubuntu"
       />
     </PanelForm>
   );
