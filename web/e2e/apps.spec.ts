@@ -1,9 +1,11 @@
 // Application access in a real browser: an app (the tests' own HTTP server) at grafana.localhost on
 // the web listener's port (Chromium resolves *.localhost to loopback). A signed-in person opens the
 // app's public URL and lands in it, through the console and back, with no typing; a person not
-// signed in signs in first and lands in the app; signing out ends the app session too.
-import { startTestApp, type TestApp } from '../../test/helpers/app-upstream.js';
-import { adminApi, env, expect, screenshot, test, userWithRoles } from './fixtures.js';
+// signed in signs in first and lands in the app; signing out ends the app session too; the console's
+// sessions page lists app sessions by the app's name.
+import { appRequest, startTestApp, type TestApp } from '../../test/helpers/app-upstream.js';
+import { api } from '../../test/helpers/gatehouse.js';
+import { adminApi, env, expect, screenshot, signIn, test, userWithRoles } from './fixtures.js';
 
 let app: TestApp;
 let person: { id: string; key: string };
@@ -56,7 +58,7 @@ test('a signed-in person opens the app URL and sees the app; signing out ends th
   await expect(page).toHaveURL(`${appUrl}dashboards?orgId=1`);
   await screenshot(page, 'app-landed');
   const seen = app.seen.at(-1);
-  expect(seen?.claims?.username).toBe('cleo');
+  expect(seen?.claims?.name).toBe('cleo');
   expect(seen?.headers.cookie ?? '').not.toMatch(/gatehouse/);
 
   // Signing out of the console revokes the login: the app's cookie stops working with it.
@@ -75,4 +77,32 @@ test('a person not signed in signs in first and lands in the app', async ({ page
   await signInAt(page);
   await expect(page.getByRole('heading', { name: 'Hello cleo from the test app' })).toBeVisible();
   await expect(page).toHaveURL(`${appUrl}explore`);
+});
+
+test('the sessions page lists app sessions under their type, by the app’s name', async ({ page }) => {
+  // A program's session too: a bearer token's first request to the app opens one.
+  const login = await api(env.auth(), 'POST', '/v1/auth/token', { body: { api_key: person.key } });
+  expect(login.status, login.text).toBe(200);
+  const host = new URL(appUrl).host;
+  const reached = await appRequest(env.web(), host, '/api/health', {
+    headers: { authorization: `Bearer ${login.json.access_token}` },
+  });
+  expect(reached.status, reached.text).toBe(200);
+
+  await signIn(page, env.adminKey(), '/sessions');
+  await page.getByLabel('Type').selectOption('app');
+  await expect(page).toHaveURL(/type=app/);
+  const table = page.getByRole('table', { name: 'Sessions' });
+  const rows = table.getByRole('row').filter({ hasText: 'cleo' });
+  await expect(rows.first()).toBeVisible();
+  // Where: the app, not "@grafana" (an app session has no login).
+  await expect(rows.first().getByRole('cell', { name: 'grafana', exact: true })).toBeVisible();
+  await expect(table).not.toContainText('@grafana');
+  // Only app sessions under this type (the other specs' SSH and database sessions are filtered out).
+  const types = await table.locator('tbody tr td:nth-child(4)').allTextContents();
+  expect(types.length).toBeGreaterThan(0);
+  expect(new Set(types)).toEqual(new Set(['app']));
+  await screenshot(page, 'sessions-apps');
+  await rows.first().getByRole('link').click();
+  await expect(page.getByRole('heading', { name: 'App grafana' })).toBeVisible();
 });

@@ -1,5 +1,6 @@
 // Sessions: live and ended, filtered on the server (status, principal, server, login, type); a live
-// one can be terminated; an ended one is played back (recording.tsx).
+// one can be terminated; an ended one is played back (recording.tsx). An app session has no login
+// and no recording (its requests are audited one by one): it shows the app's name.
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router';
@@ -16,11 +17,20 @@ import { Recording } from './recording';
 const PER_PAGE = 20;
 const FILTERS = ['principal', 'server', 'login', 'command', 'text'] as const;
 
+type SessionRow = { type: string; login: string; resource: { name: string } };
+
+/** Where a session went: login@server (or database user@database); an app has no login, its name. */
+const whereOf = (s: SessionRow): string => (s.type === 'app' ? s.resource.name : `${s.login}@${s.resource.name}`);
+
+/** Who: the principal, and the user a delegated agent acted for. */
+const whoOf = (s: { principal: { name: string }; on_behalf_of?: { name: string } }): string =>
+  s.on_behalf_of ? `${s.principal.name} for ${s.on_behalf_of.name}` : s.principal.name;
+
 export function SessionsPage() {
   const [params, setParams] = useSearchParams();
   const page = usePage();
   const status = (params.get('status') ?? '') as '' | 'active' | 'ended' | 'terminated';
-  const type = (params.get('type') ?? '') as '' | 'shell' | 'exec' | 'subsystem' | 'sql' | 'port_forward';
+  const type = (params.get('type') ?? '') as '' | 'shell' | 'exec' | 'subsystem' | 'sql' | 'port_forward' | 'app';
   const text = Object.fromEntries(FILTERS.map((f) => [f, params.get(f) ?? ''])) as Record<
     (typeof FILTERS)[number],
     string
@@ -89,6 +99,7 @@ export function SessionsPage() {
             ['subsystem', 'Subsystem (sftp)'],
             ['sql', 'Database (SQL)'],
             ['port_forward', 'Port forward (kubectl)'],
+            ['app', 'Application'],
           ]}
         />
         <TextField label="Who" value={inputs.principal} onChange={(v) => setInputs({ ...inputs, principal: v })} />
@@ -122,10 +133,8 @@ export function SessionsPage() {
             <td>
               <Link to={`/sessions/${s.id}`}>{s.id}</Link>
             </td>
-            <td>{s.principal.name}</td>
-            <td>
-              {s.login}@{s.resource.name}
-            </td>
+            <td>{whoOf(s)}</td>
+            <td>{whereOf(s)}</td>
             <td>{s.command ? `${s.type}: ${s.command}` : s.type}</td>
             <td>{s.status === 'active' ? 'live' : s.status}</td>
             <td>{new Date(s.started_at).toLocaleString()}</td>
@@ -164,9 +173,7 @@ export function SessionPage() {
         <Link to="/sessions">← Sessions</Link>
       </p>
       <div className="title-row">
-        <h1>
-          {s.login}@{s.resource.name}
-        </h1>
+        <h1>{s.type === 'app' ? `App ${s.resource.name}` : whereOf(s)}</h1>
         {canTerminate && s.status === 'active' && (
           <ConfirmButton label="Terminate session" confirmLabel="Terminate now" onConfirm={() => terminate.mutate()} />
         )}
@@ -181,7 +188,7 @@ export function SessionPage() {
         <dd data-testid="session-status">{s.status === 'active' ? 'live' : s.status}</dd>
         <dt>Who</dt>
         <dd>
-          {s.principal.name} ({s.principal.kind})
+          {s.principal.name} ({s.principal.kind}){s.on_behalf_of && ` for ${s.on_behalf_of.name}`}
         </dd>
         <dt>Type</dt>
         <dd>{s.command ? `${s.type}: ${s.command}` : s.type}</dd>
@@ -199,10 +206,14 @@ export function SessionPage() {
         <dd>
           {s.bytes_in} / {s.bytes_out}
         </dd>
-        <dt>Exit code</dt>
-        <dd>{s.exit_code ?? '—'}</dd>
+        {s.type !== 'app' && (
+          <>
+            <dt>Exit code</dt>
+            <dd>{s.exit_code ?? '—'}</dd>
+          </>
+        )}
         <dt>Recording</dt>
-        <dd>{s.recording.status}</dd>
+        <dd>{s.type === 'app' ? 'none (each request is in the audit log as app.request)' : s.recording.status}</dd>
       </dl>
       {s.recording.status === 'uploaded' ? (
         <Recording sessionId={s.id} startedAt={s.started_at} />
