@@ -7,7 +7,11 @@
 // and the load generator are four processes. Each round measures all three back to back, so the
 // ratio Gatehouse / forwarder shares its moment; medians over BENCH_ROUNDS rounds (default 3) of
 // BENCH_SECONDS (default 4) each. Added latency: p50 and p99 through the door minus straight to the app.
+// BENCH_APP_PROFILE=<file>: a CPU profile of Gatehouse (this process) during its last 16-connection
+// round, for Chrome DevTools or speedscope.
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { api, startTestServer, userWithRoles } from '../test/helpers/gatehouse.js';
@@ -94,7 +98,17 @@ try {
       rows.direct.push(await load(`${upstream.url}/`, connections, {}));
       const viaMinimal = await cpuPerRequest(minimal.proc.pid, () => load(`${minimal.url}/`, connections, {}));
       // Gatehouse runs in this process (idle otherwise while autocannon, a child, drives the load).
+      const profiled = process.env.BENCH_APP_PROFILE && connections === 16 && round === ROUNDS - 1;
+      const profiler = profiled ? new Session() : undefined;
+      profiler?.connect();
+      await profiler?.post('Profiler.enable');
+      await profiler?.post('Profiler.start');
       const viaGatehouse = await cpuPerRequest(process.pid, () => load(`${gh.webUrl}/`, connections, door));
+      if (profiler) {
+        const { profile } = await profiler.post('Profiler.stop');
+        writeFileSync(process.env.BENCH_APP_PROFILE as string, JSON.stringify(profile));
+        profiler.disconnect();
+      }
       rows.minimal.push(viaMinimal.got);
       rows.gatehouse.push(viaGatehouse.got);
       const [d, m, g] = [rows.direct, rows.minimal, rows.gatehouse].map((r) => r.at(-1) as Load) as [Load, Load, Load];
