@@ -48,13 +48,16 @@ export function heldAnswer(
 ): string {
   const message = `Gatehouse holds this call to ${approval.tool} until someone approves it`;
   const elicitation = { mode: 'url', elicitationId: approval.id, url: approval.url, message };
+  // 2026-07-28 took elicitationId out of URL elicitation (the approval's id ends its URL).
   if (revision !== undefined && revision >= '2026-07-28')
     return JSON.stringify({
       jsonrpc: '2.0',
       id,
       result: {
         resultType: 'input_required',
-        inputRequests: { gatehouse_approval: { method: 'elicitation/create', params: elicitation } },
+        inputRequests: {
+          gatehouse_approval: { method: 'elicitation/create', params: { mode: 'url', url: approval.url, message } },
+        },
       },
     });
   return JSON.stringify({
