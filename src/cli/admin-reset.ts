@@ -10,6 +10,7 @@ import { ConfigError, loadConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { systemClock } from '../lib/clock.js';
 import { Name } from '../lib/shapes.js';
+import { webPublicUrl } from '../proxy/app/start-app-door.js';
 import { createServices } from '../services.js';
 import { openStores } from '../stores.js';
 import { type Output, processOutput } from './output.js';
@@ -85,12 +86,9 @@ export async function adminCommand(argv: string[], out: Output = processOutput):
         `gatehouse: --force: ${describe(holders)} still uses this store; on the embedded SQLite store it sees the new key only once restarted\n`,
       );
     }
-    const scheme = config.tls ? 'https' : 'http';
     out.stdout(
-      `Admin access restored: user "${result.user.name}" (${result.user.id}) was ${result.action} and holds the admin role. Its new API key, shown only this once and saved nowhere:\n` +
-        `${result.apiKey}\n` +
-        'Get a token with it while Gatehouse runs (KEY=the key above), and delete this key once a regular admin exists again:\n' +
-        `  curl -s -XPOST ${scheme}://${config.auth_addr}/v1/auth/token -H 'content-type: application/json' -d "{\\"api_key\\":\\"$KEY\\"}"\n`,
+      `Admin access restored: user "${result.user.name}" (${result.user.id}) was ${result.action} and holds the admin role.${removedKeys(result.removedMfaDevices)} Its new API key, shown only this once and saved nowhere:\n` +
+        `${result.apiKey}\n${howToUse(config, result.requiresMfa)}`,
     );
     return 0;
   } catch (e) {
@@ -114,6 +112,26 @@ function parseFlags(argv: string[]) {
       help: { type: 'boolean', short: 'h' },
     },
   });
+}
+
+const removedKeys = (n: number) =>
+  n === 0 ? '' : ` ${n === 1 ? 'Its 1 security key was' : `Its ${n} security keys were`} removed (auth.mfa.removed).`;
+
+/** Where the key works: the API, or only the console when a role asks for a security key there. */
+function howToUse(config: Config, requiresMfa: boolean): string {
+  if (requiresMfa) {
+    const [, port] = /:(\d+)$/.exec(config.web_addr) ?? [];
+    const web = webPublicUrl(config, config.tls ? 'https' : 'http', Number(port ?? 3080));
+    return (
+      'A role of this user requires a security key (require_mfa), so the API gives this key no tokens: sign in at the console, ' +
+      `${new URL('/login', web).href}, with this key and register a new security key when asked. Delete this API key once a regular admin exists again.\n`
+    );
+  }
+  const scheme = config.tls ? 'https' : 'http';
+  return (
+    'Get a token with it while Gatehouse runs (KEY=the key above), and delete this key once a regular admin exists again:\n' +
+    `  curl -s -XPOST ${scheme}://${config.auth_addr}/v1/auth/token -H 'content-type: application/json' -d "{\\"api_key\\":\\"$KEY\\"}"\n`
+  );
 }
 
 const describe = (holders: InstanceHolder[]) => holders.map((h) => `${h.holder} (since ${h.since})`).join(', ');

@@ -180,6 +180,16 @@ export function createMfaService(deps: MfaDeps & { covering: Pick<Covering, 'req
       return { removed: list.length };
     },
 
+    /**
+     * Break-glass (`gatehouse admin reset`, a system context): every key of the person goes, so an
+     * operator who lost the key a require_mfa role asks for registers a new one at the console.
+     */
+    async removeAllForReset(ctx: RequestContext, userId: string): Promise<number> {
+      const list = devicesOf(state, userId);
+      await removeDevices(ctx, person(userId), list, 'admin-reset');
+      return list.length;
+    },
+
     hasDevices: (userId: string): boolean => devicesOf(state, userId).length > 0,
   };
 }
