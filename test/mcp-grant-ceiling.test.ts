@@ -127,12 +127,9 @@ describe('mcp_tool_arguments', () => {
     assert.equal(kept.status, 201, kept.text);
   });
 
-  // Fails today: rbac/coverage.ts (mcpGaps) finds the manager's schema anywhere in the grant, while
+  // Before the fix, rbac/coverage.ts (mcpGaps) found the manager's schema anywhere in the grant, while
   // the gateway applies only the schemas of the roles that select the server (rbac/mcp-tools.ts).
-  const todo = 'rbac/coverage.ts: the grant role giving a tool on a server must carry the caller schema for it';
-  test('a schema kept in a role that selects no server binds nothing: a user given both is refused', {
-    todo,
-  }, async () => {
+  test('a schema kept in a role that selects no server binds nothing: a user given both is refused', async () => {
     // The split: one role grants create_issue on dev with no schema (written by an administrator), a
     // second carries the manager's schema but selects no server, so no call is ever checked against it.
     const bare = { name: 'bare-create', allow: { resources: [DEV], mcp_tools: ['create_issue'] } };

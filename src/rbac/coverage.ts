@@ -139,9 +139,29 @@ function mcpGaps(caller: Grant, target: Grant): string[] {
   const targetTools = target.roles.some((r) => (r.allow.mcp_tools ?? []).length > 0);
   if (!targetTools) return [];
   const gaps: string[] = [];
-  const tArgs = target.roles.flatMap((r) => r.allow.mcp_tool_arguments ?? []).map((a) => JSON.stringify(a));
+  const carried = (r: RoleSpec) => (r.allow.mcp_tool_arguments ?? []).map((a) => JSON.stringify(a));
+  const tArgs = target.roles.flatMap(carried);
   for (const a of caller.roles.flatMap((r) => r.allow.mcp_tool_arguments ?? [])) {
-    if (!tArgs.includes(JSON.stringify(a))) gaps.push(`mcp_tool_arguments for ${a.tool} as yours`);
+    const schema = JSON.stringify(a);
+    if (!tArgs.includes(schema)) {
+      gaps.push(`mcp_tool_arguments for ${a.tool} as yours`);
+      continue;
+    }
+    // The gateway checks a call against the schemas of the roles that select the server only
+    // (rbac/mcp-tools.ts), so carrying the schema somewhere is not enough: every role that may give
+    // the tool on some servers needs it from a role selecting at least those servers (itself, or one
+    // whose selectors contain each of its own). Otherwise a role selecting nothing carries the schema
+    // while another gives the tool unchecked.
+    for (const r of target.roles) {
+      const selectors = r.allow.resources ?? [];
+      if (selectors.length === 0 || !(r.allow.mcp_tools ?? []).some((t) => globsMayMeet(t, a.tool))) continue;
+      const bound = target.roles.some(
+        (r2) =>
+          carried(r2).includes(schema) &&
+          selectors.every((s) => (r2.allow.resources ?? []).some((s2) => selectorContains(s2, s))),
+      );
+      if (!bound) gaps.push(`mcp_tool_arguments for ${a.tool} as yours, in role ${r.name} (it gives the tool)`);
+    }
   }
   const tApproval = target.roles.flatMap((r) => r.options?.mcp_require_approval ?? []);
   for (const p of caller.roles.flatMap((r) => r.options?.mcp_require_approval ?? [])) {
