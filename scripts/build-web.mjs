@@ -29,6 +29,8 @@ function inputsHash() {
   const hash = createHash('sha256');
   const inputs = [
     ...files(join(web, 'src')).filter((f) => !f.endsWith('schema.d.ts')),
+    // The console is built on the SDK (web/vite.config.ts maps gatehouse/sdk to src/sdk).
+    ...files(join(root, 'src', 'sdk')).filter((f) => !f.endsWith('schema.d.ts')),
     join(web, 'index.html'),
     join(web, 'vite.config.ts'),
     join(root, 'docs', 'openapi.json'),
