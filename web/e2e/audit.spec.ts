@@ -1,5 +1,12 @@
-import { readFileSync } from 'node:fs';
-import { adminApi, env, expect, screenshot, signIn, sshToWeb1, test } from './fixtures.js';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { appRequest, startTestApp } from '../../test/helpers/app-upstream.js';
+import { startFakeKube } from '../../test/helpers/fake-kube-apiserver.js';
+import { kubectl } from '../../test/helpers/fake-kube-apiserver-kubectl.js';
+import { api } from '../../test/helpers/gatehouse.js';
+import { psql } from '../../test/helpers/psql.js';
+import { adminApi, env, expect, screenshot, signIn, sshToWeb1, test, userWithRoles, waitFor } from './fixtures.js';
 
 test('audit log: filters in a shareable URL, cursor scrolling past the first page, detail, NDJSON export', async ({
   page,
@@ -92,4 +99,107 @@ test('audit log: a summary column says what each event was about (login@server: 
   await expect(time).toHaveText(/ago|now/);
   await expect(time).toHaveAttribute('title', /\d/);
   await expect(time).toHaveAttribute('datetime', /^\d{4}-\d\d-\d\dT/);
+});
+
+test('audit log: the summary says a statement’s first SQL line, a Kubernetes request’s verb and path, an app request’s method and path', async ({
+  page,
+}) => {
+  // Real doors: PostgreSQL through the proxy with psql, the fake API server with kubectl, the test's
+  // own app through the app door; erin's role reaches the three.
+  const fake = await startFakeKube({ rbac: { 'audit-devs': ['default'] } });
+  const app = await startTestApp();
+  const home = mkdtempSync(join(tmpdir(), 'gatehouse-e2e-audit-'));
+  const ids: string[] = [];
+  let erin: { id: string; key: string } | undefined;
+  try {
+    const labels = { audit: 'summary' };
+    const bodies = [
+      { kind: 'database', name: 'audit-pg', address: '127.0.0.1:5432', protocol: 'postgres', labels },
+      {
+        kind: 'kube_cluster',
+        name: 'audit-k8s',
+        address: fake.url,
+        labels,
+        kube: { ca_pem: fake.caPem, token: fake.token },
+      },
+      { kind: 'app', name: 'audit-dash', uri: app.url, labels },
+    ];
+    const created: Record<string, { id: string; public_url?: string }> = {};
+    for (const body of bodies) {
+      const r = await adminApi('POST', '/v1/resources', body);
+      expect(r.status, r.text).toBe(201);
+      ids.push(r.json.id);
+      created[body.name] = r.json;
+    }
+    const role = await adminApi('POST', '/v1/roles', {
+      name: 'audit-summary',
+      allow: {
+        rules: [{ resources: ['sessions'], verbs: ['create'] }],
+        resources: [{ kinds: ['database', 'kube_cluster', 'app'], labels }],
+        db_users: ['postgres'],
+        db_names: ['test'],
+        kube_groups: ['audit-devs'],
+      },
+    });
+    expect(role.status, role.text).toBe(201);
+    erin = await userWithRoles('audit-erin', ['audit-summary']);
+    const token = (await api(env.auth(), 'POST', '/v1/auth/token', { body: { api_key: erin.key } })).json
+      .access_token as string;
+    const as = (method: string, path: string, body?: unknown) =>
+      api(env.auth(), method, path, { token, ...(body === undefined ? {} : { body }) });
+
+    const ticket = await as('POST', '/v1/sessions', { database: 'audit-pg', db_user: 'postgres', db_name: 'test' });
+    expect(ticket.status, ticket.text).toBe(201);
+    const sql = await psql(`${ticket.json.psql_conninfo} sslmode=disable`, ticket.json.ticket, [
+      '-tAc',
+      "select 'audit-sql-first' as marker,\n  2 as second_line",
+    ]);
+    expect(sql.code, sql.stderr).toBe(0);
+
+    const kubeconfig = await as('GET', `/v1/resources/${created['audit-k8s']?.id}/kubeconfig`);
+    expect(kubeconfig.status, kubeconfig.text).toBe(200);
+    writeFileSync(join(home, 'config'), kubeconfig.text);
+    const pods = await kubectl(['get', 'pods', '-n', 'default', '-o', 'name'], {
+      kubeconfig: join(home, 'config'),
+      home,
+    });
+    expect(pods.code, pods.stderr).toBe(0);
+
+    const host = new URL(created['audit-dash']?.public_url as string).host;
+    const reply = await appRequest(env.web(), host, '/audit-report/q1?token=secret-value', {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(reply.status, reply.text).toBe(200);
+
+    // The proxies write their events in batches: wait until the API has the three.
+    for (const type of ['db.query', 'kube.request', 'app.request']) {
+      await waitFor(type, async () => {
+        const r = await adminApi('GET', `/v1/events?type=${type}&actor=${erin?.id}&per_page=1`);
+        return r.json.pagination.total > 0 ? true : undefined;
+      });
+    }
+
+    await signIn(page, env.adminKey(), `/audit?type=db.query&actor=${erin.id}`);
+    const rows = page.getByRole('table', { name: 'Events' }).getByRole('row');
+    const statement = rows.filter({ hasText: 'audit-sql-first' }).first();
+    await expect(statement.locator('td.summary')).toHaveText("select 'audit-sql-first' as marker, …");
+
+    await page.goto(`${env.web()}/audit?type=kube.request&actor=${erin.id}`);
+    const kube = rows.filter({ hasText: '/api/v1/namespaces/default/pods' }).first();
+    await expect(kube.locator('td.summary')).toHaveText('list /api/v1/namespaces/default/pods');
+
+    await page.goto(`${env.web()}/audit?type=app.request&actor=${erin.id}`);
+    const request = rows.filter({ hasText: '/audit-report/q1' }).first();
+    await expect(request.locator('td.summary')).toHaveText(/^GET \/audit-report\/q1/);
+    await expect(request.locator('td.summary')).not.toContainText('secret-value');
+    await screenshot(page, 'audit-summaries');
+  } finally {
+    await fake.close();
+    await app.close();
+    rmSync(home, { recursive: true, force: true });
+    // The browser specs share one Gatehouse: leave it as found.
+    for (const id of ids) await adminApi('DELETE', `/v1/resources/${id}`);
+    if (erin) await adminApi('DELETE', `/v1/users/${erin.id}`);
+    await adminApi('DELETE', '/v1/roles/audit-summary');
+  }
 });

@@ -1,6 +1,7 @@
 // One line that says what an audit event was about, for the audit table's summary column:
 // login@server for SSH, the SQL's first line for a database statement, the command run, the
-// Kubernetes verb and path. Only fields the event carries; nothing is fetched.
+// Kubernetes verb and path, an app request's method and path. Only fields the event carries;
+// nothing is fetched.
 interface EventLike {
   type: string;
   target?: { name?: string | null; id?: string | null } | null;
@@ -8,9 +9,12 @@ interface EventLike {
 }
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
+/** The first non-blank line, cut at `max`; "…" says more followed (further lines, or the rest of it). */
 const firstLine = (text: string, max = 120) => {
-  const line = text.trim().split('\n')[0] ?? '';
-  return line.length > max ? `${line.slice(0, max)}…` : line;
+  const lines = text.trim().split(/\r?\n/);
+  const line = (lines[0] ?? '').trimEnd();
+  if (line.length > max) return `${line.slice(0, max)}…`;
+  return lines.length > 1 ? `${line} …` : line;
 };
 
 export function eventSummary(e: EventLike): string {
@@ -22,6 +26,7 @@ export function eventSummary(e: EventLike): string {
   if (e.type.startsWith('db.') && str(d.db_user))
     return `${d.db_user}@${target}${str(d.db_name) ? `/${d.db_name}` : ''}`;
   if (e.type === 'kube.request' && str(d.verb)) return `${d.verb} ${str(d.path) ?? ''}`.trim();
+  if (e.type === 'app.request' && str(d.method)) return `${d.method} ${str(d.path) ?? ''}`.trim();
   if (command) return `${login ? `${login}@${target}: ` : ''}${firstLine(command)}`;
   if (login) return `${login}@${target}`;
   return '';
