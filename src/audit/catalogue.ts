@@ -49,7 +49,11 @@ export const EVENT_TYPES = {
     description:
       'A security-key step failed: an unknown, used or expired challenge, a bad signature, a counter that went back (a cloned key), or a passkey its roles do not allow alone.',
   },
-  'auth.mfa.removed': { code: 'GH1053I', description: 'A security key was removed, by its owner or an administrator.' },
+  'auth.mfa.removed': {
+    code: 'GH1053I',
+    description:
+      'A security key was removed, by its owner, an administrator or `gatehouse admin reset` (`data.by: admin-reset`).',
+  },
   'auth.mfa.renamed': { code: 'GH1054I', description: 'A security key was renamed by its owner.' },
   'user.created': { code: 'GH2000I', description: 'A user was created.' },
   'user.deleted': { code: 'GH2001I', description: 'A user was deleted; their keys and tokens were revoked.' },
@@ -231,7 +235,7 @@ export const EVENT_TYPES = {
   'system.admin_reset': {
     code: 'GH3200W',
     description:
-      'Break-glass: `gatehouse admin reset` created or re-enabled an admin user and gave it a new API key (its id, never the secret).',
+      'Break-glass: `gatehouse admin reset` created or re-enabled an admin user and gave it a new API key (its id, never the secret); `data.removed_mfa_devices` counts the security keys it removed.',
   },
   'cluster.join_token.created': {
     code: 'GH5000I',
