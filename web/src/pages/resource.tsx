@@ -1,5 +1,6 @@
 // One resource: its details, the Connect panel filled for the signed-in person, Gatehouse's SSH key for a server (to copy) and its pinned host key
-// (and the pin's reset); edit (PATCH: description, labels, where it is) and delete.
+// (and the pin's reset); edit (PATCH: description, labels, where it is, and a cluster's or database's
+// credentials replaced: rotate a token or a password) and delete.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
@@ -11,6 +12,16 @@ import { FormToggle, PanelForm } from '../components/form-panel';
 import { formatLabels, parseLabels } from '../components/labels';
 import { CopyButton } from '../components/secret';
 import { Empty, Loading, ProblemView } from '../components/status';
+import {
+  type DbDraft,
+  DbFields,
+  dbBody,
+  emptyDb,
+  emptyKube,
+  type KubeDraft,
+  KubeFields,
+  kubeBody,
+} from '../components/upstream-fields';
 import { UpstreamFacts } from '../components/upstream-summary';
 import { useCan } from '../session';
 
@@ -133,7 +144,11 @@ export function ResourcePage() {
 type ResourceView = Awaited<ReturnType<typeof getResource>>;
 const getResource = (id: string) => ok(api.GET('/v1/resources/{id}', { params: { path: { id } } }));
 
-/** Changes what PATCH allows; the kind decides which of address, protocol and URI apply. */
+/**
+ * Changes what PATCH allows; the kind decides which of address, protocol and URI apply. A cluster's or
+ * a database's credentials are write-only: replacing them sends the whole set again (the server
+ * replaces the sealed ones whole), so the fields start empty and are sent only when asked.
+ */
 function EditResource({ resource: r, onDone }: { resource: ResourceView; onDone: () => void }) {
   const queryClient = useQueryClient();
   const [description, setDescription] = useState(r.description);
@@ -141,6 +156,10 @@ function EditResource({ resource: r, onDone }: { resource: ResourceView; onDone:
   const [address, setAddress] = useState(r.address ?? '');
   const [uri, setUri] = useState(r.uri ?? '');
   const [protocol, setProtocol] = useState<string>(r.protocol ?? 'postgres');
+  const holdsCredentials = r.kind === 'kube_cluster' || r.kind === 'database';
+  const [replacing, setReplacing] = useState(false);
+  const [kube, setKube] = useState<KubeDraft>(emptyKube);
+  const [db, setDb] = useState<DbDraft>(emptyDb);
   const save = useMutation({
     mutationFn: () => {
       const body: Body<'/v1/resources/{id}', 'patch'> = {
@@ -148,6 +167,9 @@ function EditResource({ resource: r, onDone }: { resource: ResourceView; onDone:
         labels: parseLabels(labels),
         ...(r.kind === 'app' ? { uri } : { address }),
         ...(r.kind === 'database' ? { protocol: protocol as 'postgres' } : {}),
+        // An empty database draft replaces the credentials with none (a loopback database needs none).
+        ...(replacing && r.kind === 'kube_cluster' ? { kube: kubeBody(kube) } : {}),
+        ...(replacing && r.kind === 'database' ? { db: dbBody(db) ?? {} } : {}),
       };
       return ok(api.PATCH('/v1/resources/{id}', { params: { path: { id: r.id } }, body }));
     },
@@ -181,6 +203,14 @@ function EditResource({ resource: r, onDone }: { resource: ResourceView; onDone:
         value={description}
         onChange={setDescription}
       />
+      {holdsCredentials && (
+        <label>
+          <input type="checkbox" checked={replacing} onChange={(e) => setReplacing(e.target.checked)} /> Replace the
+          credentials (rotate a token or a password: give the whole set again; a new address needs them too)
+        </label>
+      )}
+      {replacing && r.kind === 'kube_cluster' && <KubeFields draft={kube} set={setKube} problem={p} />}
+      {replacing && r.kind === 'database' && <DbFields draft={db} set={setDb} problem={p} />}
     </PanelForm>
   );
 }
