@@ -53,6 +53,10 @@ describe('gatehouse apps ls and proxy app', () => {
       (JSON.parse(ls.stdout) as Array<{ name: string }>).map((a) => a.name),
       ['cli-dash'],
     );
+    // The singular, as in `tsh app ls`, is the same command.
+    const singular = await h.run(['app', 'ls', '--format', 'json']);
+    assert.equal(singular.code, 0, singular.stderr);
+    assert.equal(singular.stdout, ls.stdout);
   });
 
   test('proxy app: a plain request to 127.0.0.1 reaches the app as the user, without the token', async () => {

@@ -27,7 +27,8 @@ export async function appUrl(ctx: CliContext, name: string): Promise<URL> {
 }
 
 export function registerAppCommands(program: Command, run: Runner): void {
-  const apps = program.command('apps').description('web apps through Gatehouse');
+  // `app` as well: the singular is what tsh users type (`tsh app ls`).
+  const apps = program.command('apps').alias('app').description('web apps through Gatehouse');
   registerReachableList(apps, run, 'app', 'the apps you may reach', () => [
     { header: 'name', value: (a) => a.name },
     { header: 'labels', value: (a) => a.labels },
