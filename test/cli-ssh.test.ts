@@ -70,6 +70,17 @@ describe('gatehouse ssh with the login certificate', () => {
     assert.match(shown.stdout, /Type: ssh-ed25519-cert-v01@openssh.com user certificate/);
     assert.match(shown.stdout, /Key ID: "gatehouse login=[A-Za-z0-9_-]+ token=/);
     assert.match(shown.stdout, /gatehouse:user:cli-sshuser/);
+    // Valid no longer than the login's access token (ssh-keygen prints local time: read it in UTC).
+    const inUtc = await run('ssh-keygen', ['-L', '-f', cert], { ...h.env, TZ: 'UTC' });
+    const until = /Valid: from \S+ to (\S+)/.exec(inUtc.stdout)?.[1];
+    assert.ok(until, inUtc.stdout);
+    const profile = JSON.parse(readFileSync(join(h.env.GATEHOUSE_HOME as string, 'default.json'), 'utf8'));
+    const validBefore = Date.parse(`${until}Z`);
+    assert.ok(
+      validBefore <= profile.tokens.expires_at + 1000,
+      `${until} after the token's ${profile.tokens.expires_at}`,
+    );
+    assert.ok(validBefore > Date.now() + 60_000, `${until}: a usable certificate`);
     // The issuance is in the audit trail: who, which key (the fingerprint ssh-keygen shows), until when.
     const fingerprint = (await run('ssh-keygen', ['-l', '-f', cert.replace(/-cert\.pub$/, '.pub')], h.env)).stdout;
     const issued = await admin('GET', '/v1/events?type=auth.ssh_certificate.issued&per_page=100');
