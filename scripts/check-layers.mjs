@@ -1,6 +1,6 @@
 // The layer rule of src/, written once (docs/architecture.md explains it): each folder (or top-level
 // file) sits on a layer, and a file may import only from its own folder or from a lower layer —
-// never up, never sideways across doors. Within the domain layer, folders may use each other, but no
+// never up, never sideways across doors (inside proxy/: a door's folder imports proxy/common only). Within the domain layer, folders may use each other, but no
 // two files may import each other in a cycle anywhere. `node scripts/check-layers.mjs` prints every
 // breach and exits 1; test/layers.test.ts runs it in the suite, so CI fails on an upward import.
 import { readdirSync, readFileSync } from 'node:fs';
@@ -59,7 +59,8 @@ export const LAYERS = [
   ['main'],
 ];
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..', 'src');
+export const SRC = join(dirname(fileURLToPath(import.meta.url)), '..', 'src');
+const root = SRC;
 
 function sources(dir) {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
@@ -93,6 +94,8 @@ export function checkLayers(layers = LAYERS) {
       const target = normalize(join(dirname(file), (m[1] ?? m[2]).replace(/\.js$/, '.ts')));
       edges.push(target);
       const to = unitOf(target);
+      const sideways = doorBreach(file, target);
+      if (sideways) breaches.push(`${relative(root, file)} -> ${relative(root, target)}: ${sideways}`);
       if (to === from) continue;
       const [a, b] = [layerOf.get(from), layerOf.get(to)];
       const where = `${relative(root, file)} -> ${relative(root, target)}`;
@@ -106,6 +109,21 @@ export function checkLayers(layers = LAYERS) {
   }
   for (const cycle of cycles(graph)) breaches.push(`cycle: ${cycle.map((f) => relative(root, f)).join(' -> ')}`);
   return breaches;
+}
+
+/**
+ * Inside proxy/: each door's folder (proxy/ssh, db, kube, app, mcp) may import its own folder and
+ * proxy/common (the door kit), never another door; the kit imports no door. Only files directly in
+ * proxy/ (the composition of several doors) may import doors.
+ */
+export function doorBreach(file, target) {
+  const door = (f) => {
+    const parts = relative(root, f).split('/');
+    return parts[0] === 'proxy' && parts.length > 2 ? parts[1] : undefined;
+  };
+  const [a, b] = [door(file), door(target)];
+  if (a === undefined || b === undefined || a === b || b === 'common') return undefined;
+  return a === 'common' ? `the door kit (proxy/common) imports the ${b} door` : `the ${a} door imports the ${b} door`;
 }
 
 /** Import cycles between files (each reported once, from its first file in path order). */

@@ -12,7 +12,7 @@ import type { Clock } from './lib/clock.js';
 import { createDescriptorBudget, descriptorLimit, doorBudgetSize } from './net/listener-limits.js';
 import type { Metrics } from './observability/metrics.js';
 import type { AppDoor } from './proxy/app/app-door.js';
-import { startAppDoor, webPublicUrl } from './proxy/app/start-app-door.js';
+import { startAppDoor, webPublicUrl } from './proxy/web-doors.js';
 import type { DbProxy } from './proxy/db/db-proxy.js';
 import { startDbProxy } from './proxy/db/start.js';
 import type { KubeProxy } from './proxy/kube/kube-proxy.js';

@@ -18,3 +18,21 @@ test('control: with the state store put above the domains, their imports of it a
     breaches.slice(0, 5).join('\n'),
   );
 });
+
+test('inside proxy/, a door imports the door kit, never another door; only proxy/*.ts composes doors', async () => {
+  // @ts-expect-error: as above.
+  const { doorBreach, SRC } = await import('../scripts/check-layers.mjs');
+  const at = (p: string) => `${SRC}/${p}`;
+  assert.match(
+    doorBreach(at('proxy/mcp/mcp-door.ts'), at('proxy/app/app-door.ts')),
+    /the mcp door imports the app door/,
+  );
+  assert.match(
+    doorBreach(at('proxy/common/relay.ts'), at('proxy/ssh/ssh-proxy.ts')),
+    /door kit .* imports the ssh door/,
+  );
+  // Controls: the kit, the door's own folder, and the composition file directly in proxy/.
+  assert.equal(doorBreach(at('proxy/mcp/mcp-door.ts'), at('proxy/common/relay.ts')), undefined);
+  assert.equal(doorBreach(at('proxy/app/app-door.ts'), at('proxy/app/app-redeem.ts')), undefined);
+  assert.equal(doorBreach(at('proxy/web-doors.ts'), at('proxy/mcp/mcp-door.ts')), undefined);
+});

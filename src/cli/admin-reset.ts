@@ -10,7 +10,7 @@ import { ConfigError, loadConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { systemClock } from '../lib/clock.js';
 import { Name } from '../lib/shapes.js';
-import { webPublicUrl } from '../proxy/app/start-app-door.js';
+import { webPublicUrl } from '../proxy/web-doors.js';
 import { createServices } from '../services.js';
 import { openStores } from '../stores.js';
 import { type Output, processOutput } from './output.js';

@@ -36,10 +36,11 @@ import {
   sessionCookie,
   stateCookie,
   wantsPage,
-} from './app-answers.js';
-import { GATEHOUSE_BEARER, upstreamHeaders } from './app-headers.js';
-import { type AssertionFor, localAssertions, localRedeem, type Redeem } from './app-redeem.js';
-import { type AppSessions, createAppSessions, type How } from './app-sessions.js';
+} from '../common/http-answers.js';
+import { GATEHOUSE_BEARER, upstreamHeaders } from '../common/http-headers.js';
+import { type AppSessions, createAppSessions, type How } from '../common/http-sessions.js';
+import { type AssertionFor, localAssertions } from '../common/identity-assertions.js';
+import { localRedeem, type Redeem } from './app-redeem.js';
 import { createAppUpstreams, type Forwarded } from './app-upstream.js';
 
 export interface AppDoorDeps extends DoorKitDeps {

@@ -3,11 +3,9 @@
 // each there): spending a launch code for the cookie session — then waiting until this proxy's cache
 // has it, so the browser's very next request finds it — and signing the identity assertion.
 import type { AppCodeRecord } from '../../apps/app-launch.js';
-import { APPS_ASSERTION_PATH, APPS_REDEEM_PATH } from '../../apps/app-proxy-redeem.js';
+import { APPS_REDEEM_PATH } from '../../apps/app-proxy-redeem.js';
 import type { Apps } from '../../apps/apps.js';
-import type { Principal } from '../../auth/principal.js';
 import type { AuthPool } from '../../net/auth-client.js';
-import type { ResourceRecord } from '../../resources/resource-service.js';
 
 export interface RedeemSpec {
   code: string;
@@ -50,43 +48,5 @@ export function remoteRedeem(
     if (body.redeemed && Number.isFinite(revision))
       await Promise.race([awaitRevision(revision), new Promise((done) => setTimeout(done, 2000).unref())]);
     return body.redeemed === true;
-  };
-}
-
-/** The identity assertion for a principal at an app. */
-export type AssertionFor = (
-  principal: Principal,
-  app: ResourceRecord,
-  audience: string,
-  issuer: string,
-) => Promise<string>;
-
-export const localAssertions =
-  (apps: Pick<Apps, 'assertions'>): AssertionFor =>
-  (principal, _app, audience, issuer) =>
-    apps.assertions.assertion(principal, audience, issuer);
-
-/** Reused until a minute before the auth tier's 5 minutes run out, as the local signer does. */
-const REMOTE_REUSE_MS = 4 * 60_000;
-
-/** A proxy-only instance holds no signing key: the auth tier signs (apps/app-proxy-redeem.ts). */
-export function remoteAssertions(pool: Pick<AuthPool, 'fetch'>, clock: () => number): AssertionFor {
-  const cache = new Map<string, { jwt: string; until: number }>();
-  return async (principal, app) => {
-    const tokenId = principal.token?.id;
-    if (!tokenId) throw new Error('an app request without a token');
-    const key = `${tokenId} ${app.id}`;
-    const hit = cache.get(key);
-    if (hit && hit.until > clock()) return hit.jwt;
-    const res = await pool.fetch(APPS_ASSERTION_PATH, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ app_id: app.id, token_id: tokenId }),
-    });
-    const body = (await res.json().catch(() => ({}))) as { jwt?: string; detail?: string };
-    if (!res.ok || !body.jwt) throw new Error(`auth signed no assertion: ${res.status} ${body.detail ?? ''}`);
-    if (cache.size >= 10_000) cache.clear();
-    cache.set(key, { jwt: body.jwt, until: clock() + REMOTE_REUSE_MS });
-    return body.jwt;
   };
 }

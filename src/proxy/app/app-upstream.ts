@@ -7,8 +7,8 @@ import { type Duplex, Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Agent, type Dispatcher } from 'undici';
 import type { ResourceRecord } from '../../resources/resource-service.js';
+import { downstreamHeaders } from '../common/http-headers.js';
 import { relay } from '../common/relay.js';
-import { downstreamHeaders } from './app-headers.js';
 
 export interface Forwarded {
   status: number;

@@ -10,12 +10,12 @@ import type { ResourceRecord } from '../../resources/resource-service.js';
 import { mcpUrlOf } from '../../resources/resource-service.js';
 import type { PrincipalProof } from '../../sessions/principal-proof.js';
 import type { SessionRegistry } from '../../sessions/session-registry.js';
-import { answer } from '../app/app-answers.js';
-import { GATEHOUSE_BEARER } from '../app/app-headers.js';
-import type { AssertionFor } from '../app/app-redeem.js';
-import type { AppSessions } from '../app/app-sessions.js';
 import { authenticateDoorCredential, type DoorCredentialDeps } from '../common/door-credential.js';
 import type { DoorKitDeps, DoorSession } from '../common/door-session.js';
+import { answer } from '../common/http-answers.js';
+import { GATEHOUSE_BEARER } from '../common/http-headers.js';
+import type { AppSessions } from '../common/http-sessions.js';
+import type { AssertionFor } from '../common/identity-assertions.js';
 
 /** An admitted caller: who, their session, and what they presented (forwarded with the credential ask). */
 export type Admitted = { principal: Principal; session: DoorSession; proof: PrincipalProof };
@@ -27,7 +27,7 @@ export interface McpDoorDeps extends DoorKitDeps {
   /** `proof`: the bearer token as presented, forwarded with the ask (sessions/principal-proof.ts). */
   mcpUpstream(principal: Principal, app: ResourceRecord, proof: PrincipalProof): Promise<Record<string, string>>;
   sessions: SessionRegistry;
-  /** Signs the identity assertion on a proxy-only instance (the auth tier signs: app-redeem.ts). */
+  /** Signs the identity assertion on a proxy-only instance (the auth tier signs: common/identity-assertions.ts). */
   assertionFor?: AssertionFor;
   /** Local (mcp/mcp-approvals.ts), or the auth tier's on a proxy-only instance (mcp-approvals-remote.ts). */
   approvals?: Pick<McpApprovals, 'gate'>;

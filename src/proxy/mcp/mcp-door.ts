@@ -18,9 +18,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { GatehouseError } from '../../lib/errors.js';
 import type { ResourceRecord } from '../../resources/resource-service.js';
-import { answer } from '../app/app-answers.js';
-import { createAppSessions } from '../app/app-sessions.js';
 import { createAnsweredRequests } from '../common/answered-requests.js';
+import { answer } from '../common/http-answers.js';
+import { createAppSessions } from '../common/http-sessions.js';
 import { type Admitted, createMcpAdmission, type McpDoorDeps, METADATA, readBody, sendJson } from './mcp-admission.js';
 import { createMcpCheckedCalls } from './mcp-checked-calls.js';
 import { classifyPost, listOf, namedTarget, rpcError } from './mcp-messages.js';

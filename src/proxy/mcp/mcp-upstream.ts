@@ -8,7 +8,7 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import { Agent } from 'undici';
 import { ASSERTION_HEADER } from '../../apps/app-assertion.js';
 import type { ResourceRecord } from '../../resources/resource-service.js';
-import { downstreamHeaders } from '../app/app-headers.js';
+import { downstreamHeaders } from '../common/http-headers.js';
 import { relay } from '../common/relay.js';
 import { rpcError } from './mcp-messages.js';
 

@@ -1,19 +1,22 @@
-// Starts the app door for the composition root: where apps are served (web_public_url, apps_domain)
-// and the door in front of the web listener's console and API routes.
+// The HTTP doors on the web listener, for the composition root: the app door and the MCP gateway (an
+// app with protocol "mcp"), with where apps are served (web_public_url, apps_domain), in front of the
+// console and API routes. The only file of proxy/ that holds two doors: each door's own folder imports
+// proxy/common and nothing of another door (scripts/check-layers.mjs).
 import type { Server } from 'node:http';
 import type { Logger } from 'pino';
-import type { Config } from '../../config/schema.js';
-import type { Clock } from '../../lib/clock.js';
-import { newId } from '../../lib/ids.js';
-import type { AuthPool } from '../../net/auth-client.js';
-import type { Metrics } from '../../observability/metrics.js';
-import type { Services } from '../../services.js';
-import { sessionPrincipal } from '../../sessions/session-registry.js';
-import { remoteApprovalGate } from '../mcp/mcp-approvals-remote.js';
-import { createMcpDoor } from '../mcp/mcp-door.js';
-import { type AppDoor, createAppDoor } from './app-door.js';
-import { remoteAssertions, remoteRedeem } from './app-redeem.js';
-import { routeAppHosts } from './host-routing.js';
+import type { Config } from '../config/schema.js';
+import type { Clock } from '../lib/clock.js';
+import { newId } from '../lib/ids.js';
+import type { AuthPool } from '../net/auth-client.js';
+import type { Metrics } from '../observability/metrics.js';
+import type { Services } from '../services.js';
+import { sessionPrincipal } from '../sessions/session-registry.js';
+import { type AppDoor, createAppDoor } from './app/app-door.js';
+import { remoteRedeem } from './app/app-redeem.js';
+import { routeAppHosts } from './app/host-routing.js';
+import { remoteAssertions } from './common/identity-assertions.js';
+import { remoteApprovalGate } from './mcp/mcp-approvals-remote.js';
+import { createMcpDoor } from './mcp/mcp-door.js';
 
 /** web_public_url, or the listener's own address as http(s)://localhost:<port> (browsers resolve *.localhost to loopback). */
 export function webPublicUrl(config: Pick<Config, 'web_public_url'>, scheme: 'http' | 'https', port: number): string {

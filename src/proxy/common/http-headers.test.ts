@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { auditedPath } from './app-door.js';
-import { appCookies, downstreamHeaders, upstreamHeaders } from './app-headers.js';
+import { auditedPath } from '../app/app-door.js';
+import { appCookies, downstreamHeaders, upstreamHeaders } from './http-headers.js';
 
 const who = { assertion: 'signed.jwt', clientAddr: '10.0.0.9', proto: 'https' as const, publicHost: 'grafana.gh.test' };
 

@@ -9,7 +9,7 @@
 import type { Principal } from '../../auth/principal.js';
 import type { SessionOptions } from '../../rbac/policy.js';
 import type { ResourceRecord } from '../../resources/resource-service.js';
-import { type DoorKitDeps, type DoorSession, openDoorSession } from '../common/door-session.js';
+import { type DoorKitDeps, type DoorSession, openDoorSession } from './door-session.js';
 
 export type How = 'cookie' | 'bearer';
 
