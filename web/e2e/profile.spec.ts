@@ -88,11 +88,20 @@ test('alice sees her live ssh session on her profile (only hers) and ends it the
   // admin's beside it is one she must not see.
   const token = await adminApi('POST', '/v1/auth/token', { api_key: alice.key });
   expect(token.status, token.text).toBe(200);
+  // Ended only once its first output arrived: a session ended before the target's echo reached the
+  // client has nothing on stdout (the run that found it had a row listed, and ended, within 2 s).
+  let running: () => void = () => {};
+  const started = new Promise<void>((resolve) => {
+    running = resolve;
+  });
   const hers = sshExec('echo started; sleep 40 # profile-alice', {
     port: env.sshPort(),
     user: `${env.sshLogin()}@web-1`,
     password: token.json.access_token,
     timeoutMs: 50_000,
+    onStdout: (out) => {
+      if (out.includes('started')) running();
+    },
   });
   const admins = sshToWeb1('echo started; sleep 40 # profile-admin', 50_000);
 
@@ -102,6 +111,7 @@ test('alice sees her live ssh session on her profile (only hers) and ends it the
   await expect(table.getByRole('row', { name: /profile-admin/ })).toHaveCount(0);
   await expect(table.getByRole('row')).toHaveCount(2); // the header and hers
   await screenshot(page, 'profile-sessions');
+  await started;
 
   await table
     .getByRole('row', { name: /profile-alice/ })
