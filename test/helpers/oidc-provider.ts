@@ -71,7 +71,7 @@ export async function startOidcProvider(opts: {
       };
     },
   });
-  // oidc-provider warns that Node 22 is preferred; the tests run on 20 too (LESSONS.md).
+  // oidc-provider warns that Node 22 is preferred; the tests run on 20 too (checked here, with a warning).
   provider.on('server_error', (_ctx, err) => console.error('test OpenID Provider:', err));
   server.on('request', provider.callback());
   return {
