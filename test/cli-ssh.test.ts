@@ -58,8 +58,8 @@ describe('gatehouse ssh with the login certificate', () => {
     await sshd?.stop();
   });
 
-  test('login certifies a key; ssh runs a command through the proxy and passes its exit status back', async (t) => {
-    if (!sshd) return t.skip('no sshd');
+  test('login certifies a key; ssh runs a command through the proxy and passes its exit status back', async () => {
+    assert.ok(sshd, 'sshd did not start: requireSshd said why');
     const login = await h.run(['login', '--proxy', server.webUrl], { env: { GATEHOUSE_API_KEY: apiKey } });
     assert.equal(login.code, 0, login.stderr);
     assert.match(login.stdout, /SSH +certificate for gatehouse ssh/);
@@ -109,8 +109,8 @@ describe('gatehouse ssh with the login certificate', () => {
     assert.match(config.stdout, new RegExp(`CertificateFile ${cert.replace(/[.]/g, '\\.')}`));
   });
 
-  test('ssh killed by a signal: gatehouse exits 128 + the signal (SIGTERM: 143), as a shell would', async (t) => {
-    if (!sshd) return t.skip('no sshd');
+  test('ssh killed by a signal: gatehouse exits 128 + the signal (SIGTERM: 143), as a shell would', async () => {
+    assert.ok(sshd, 'sshd did not start: requireSshd said why');
     const child = h.spawn(['ssh', `${sshd.login}@cli-web`, '--', 'sleep', '30']);
     let stderr = '';
     child.stderr?.on('data', (d) => {
@@ -121,8 +121,8 @@ describe('gatehouse ssh with the login certificate', () => {
     assert.equal(await closed, 143, stderr);
   });
 
-  test('after logout the certificate is refused, even by plain ssh with the same files', async (t) => {
-    if (!sshd) return t.skip('no sshd');
+  test('after logout the certificate is refused, even by plain ssh with the same files', async () => {
+    assert.ok(sshd, 'sshd did not start: requireSshd said why');
     const home = h.env.GATEHOUSE_HOME as string;
     const key = join(home, 'keys', 'default', 'id_ed25519');
     const certText = readFileSync(`${key}-cert.pub`, 'utf8');

@@ -18,11 +18,6 @@ import { remoteAssertions } from './common/identity-assertions.js';
 import { remoteApprovalGate } from './mcp/mcp-approvals-remote.js';
 import { createMcpDoor } from './mcp/mcp-door.js';
 
-/** web_public_url, or the listener's own address as http(s)://localhost:<port> (browsers resolve *.localhost to loopback). */
-export function webPublicUrl(config: Pick<Config, 'web_public_url'>, scheme: 'http' | 'https', port: number): string {
-  return config.web_public_url ?? `${scheme}://localhost:${port}`;
-}
-
 export function startAppDoor(
   services: Services,
   web: Server,
