@@ -98,7 +98,10 @@ try {
       rows.direct.push(await load(`${upstream.url}/`, connections, {}));
       const viaMinimal = await cpuPerRequest(minimal.proc.pid, () => load(`${minimal.url}/`, connections, {}));
       // Gatehouse runs in this process (idle otherwise while autocannon, a child, drives the load).
-      const profiled = process.env.BENCH_APP_PROFILE && connections === 16 && round === ROUNDS - 1;
+      const profiled =
+        process.env.BENCH_APP_PROFILE &&
+        connections === intEnv('BENCH_APP_PROFILE_CONNECTIONS', 16, 1) &&
+        round === ROUNDS - 1;
       const profiler = profiled ? new Session() : undefined;
       profiler?.connect();
       await profiler?.post('Profiler.enable');

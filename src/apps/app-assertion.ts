@@ -26,6 +26,11 @@ export function createAppAssertions(deps: {
   clock: Clock;
 }) {
   const cache = new Map<string, { jwt: string; renewAt: number }>();
+  // The last assertion made for each principal object, without building and serializing its claims
+  // again: the token resolver hands out one principal object per token while the state stays at its
+  // revision (auth/token-resolver.ts), and the claims are that state (roles, traits), so the same
+  // object always makes the same claims. A write to the state makes a new object, and a new lookup.
+  const lastFor = new WeakMap<Principal, { jwt: string; renewAt: number; audience: string; issuer: string }>();
 
   /** The person's traits (a user's, or for an agent acting for a user, that user's); agents have none. */
   function traitsOf(p: Principal): Record<string, string[]> {
@@ -55,15 +60,20 @@ export function createAppAssertions(deps: {
     traitsOf,
     /** The assertion for this principal at this app (its public URL), reused until a minute before it expires. */
     async assertion(p: Principal, audience: string, issuer: string): Promise<string> {
+      const now = deps.clock();
+      const last = lastFor.get(p);
+      if (last && last.renewAt > now && last.audience === audience && last.issuer === issuer) return last.jwt;
       const claims = claimsOf(p, audience, issuer);
       const id = JSON.stringify(claims);
-      const now = deps.clock();
-      const hit = cache.get(id);
-      if (hit && hit.renewAt > now) return hit.jwt;
-      const jwt = await deps.signingKeys.sign(await deps.signingKeys.current(), claims, TTL_S, ASSERTION_TYP);
-      if (cache.size >= MAX_CACHED) cache.clear();
-      cache.set(id, { jwt, renewAt: now + TTL_S * 1000 - RENEW_BEFORE_MS });
-      return jwt;
+      let hit = cache.get(id);
+      if (!hit || hit.renewAt <= now) {
+        const jwt = await deps.signingKeys.sign(await deps.signingKeys.current(), claims, TTL_S, ASSERTION_TYP);
+        if (cache.size >= MAX_CACHED) cache.clear();
+        hit = { jwt, renewAt: now + TTL_S * 1000 - RENEW_BEFORE_MS };
+        cache.set(id, hit);
+      }
+      lastFor.set(p, { ...hit, audience, issuer });
+      return hit.jwt;
     },
   };
 }

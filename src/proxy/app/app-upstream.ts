@@ -7,8 +7,8 @@ import { type Duplex, Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Agent, type Dispatcher } from 'undici';
 import type { ResourceRecord } from '../../resources/resource-service.js';
+import { forwardHttp } from '../common/http-forward.js';
 import { downstreamHeaders } from '../common/http-headers.js';
-import { relay } from '../common/relay.js';
 
 export interface Forwarded {
   status: number;
@@ -87,7 +87,6 @@ export function createAppUpstreams() {
     ): Promise<Forwarded> {
       const { agent, origin, path } = target(app, req.url ?? '/');
       let bytesIn = 0;
-      let bytesOut = 0;
       const hasBody = req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined;
       // Counted as undici pulls it (a 'data' listener would set it flowing ahead of undici).
       async function* counted() {
@@ -96,34 +95,26 @@ export function createAppUpstreams() {
           yield chunk as Buffer;
         }
       }
-      const abort = new AbortController();
-      res.on('close', () => {
-        if (!res.writableFinished) abort.abort();
-      });
-      let answer: Awaited<ReturnType<Agent['request']>>;
-      try {
-        answer = await agent.request({
+      const done = await forwardHttp(
+        agent,
+        {
           origin,
           path,
           method: (req.method ?? 'GET') as 'GET',
           headers,
-          ...(hasBody ? { body: Readable.from(counted(), { objectMode: false }) } : {}),
-          signal: abort.signal,
-        });
-      } catch (error) {
-        if (abort.signal.aborted) return { status: 499, bytesIn, bytesOut };
-        const reason = unreachableReason(app, error as Error);
+          body: hasBody ? Readable.from(counted(), { objectMode: false }) : null,
+        },
+        res,
+        downstreamHeaders,
+      );
+      if (done.status === 0) {
+        if (done.gone) return { status: 499, bytesIn, bytesOut: 0 };
+        const reason = unreachableReason(app, done.error ?? new Error('no answer'));
         if (!res.headersSent) onUnreachable(`gatehouse: cannot reach ${app.name}: ${reason}`);
-        return { status: 502, bytesIn, bytesOut, error: reason.slice(0, 512) };
+        return { status: 502, bytesIn, bytesOut: 0, error: reason.slice(0, 512) };
       }
-      res.writeHead(answer.statusCode, downstreamHeaders(answer.headers));
-      answer.body.on('data', (c: Buffer) => (bytesOut += c.length));
-      try {
-        await relay(answer.body, res, { unknownLength: answer.headers['content-length'] === undefined });
-      } catch {
-        // relay destroyed both sides
-      }
-      return { status: answer.statusCode, bytesIn, bytesOut };
+      // An answer cut short (upstream failure, client gone) was cut for the client too (http-forward).
+      return { status: done.status, bytesIn, bytesOut: done.bytesOut };
     },
 
     /**

@@ -42,8 +42,11 @@ export function appCookies(header: string | undefined): string | undefined {
 }
 
 /** Names listed in Connection are hop-by-hop for this message too. */
-function connectionTokens(headers: IncomingHttpHeaders): Set<string> {
+const NONE: ReadonlySet<string> = new Set();
+function connectionTokens(headers: IncomingHttpHeaders): ReadonlySet<string> {
   const value = headers.connection;
+  // Most requests name nothing but keep-alive (or nothing at all): no set to build.
+  if (value === undefined || value === 'keep-alive' || value === 'close') return NONE;
   return new Set(
     (Array.isArray(value) ? value.join(',') : (value ?? ''))
       .split(',')
