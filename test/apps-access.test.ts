@@ -200,7 +200,17 @@ describe('who may use it', () => {
     const before = app.seen.length;
     const denied = await appRequest(gh.webUrl, host, '/secret', { headers: { authorization: `Bearer ${bob.token}` } });
     assert.equal(denied.status, 404);
-    assert.equal(denied.text, `No app is served at ${host}.\n`, 'the answer for a host with no app: nothing to tell');
+    assert.deepEqual(
+      JSON.parse(denied.text),
+      {
+        type: 'urn:gatehouse:error:not_found',
+        title: 'Not found',
+        status: 404,
+        detail: `No app is served at ${host}.`,
+        code: 'not_found',
+      },
+      'the answer for a host with no app: nothing to tell',
+    );
     assert.equal(app.seen.length, before, 'the app saw nothing of the refused request');
     const launch = await as(bob.token, 'POST', '/v1/apps/launch', { app: 'grafana', state: 'B'.repeat(32) });
     assert.equal(launch.status, 404, 'an app bob may not reach does not exist for him');

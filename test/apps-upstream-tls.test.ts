@@ -94,8 +94,10 @@ describe('an https app verified against app.ca_pem', () => {
     const before = signed.seen.length;
     const refused = await get(wrong.host, '/wrong-ca');
     assert.equal(refused.status, 502, refused.text);
-    assert.match(refused.text, /gatehouse: cannot reach signed-wrong: its certificate is not trusted/);
-    assert.match(refused.text, /app\.ca_pem/);
+    const problem = JSON.parse(refused.text);
+    assert.equal(problem.code, 'upstream_unreachable');
+    assert.match(problem.detail, /^cannot reach signed-wrong: its certificate is not trusted/);
+    assert.match(problem.detail, /app\.ca_pem/);
     assert.equal(signed.seen.length, before, 'the app saw nothing of a request over an unverified connection');
     const failed = await requestEvent('/wrong-ca');
     assert.equal(failed.success, false);

@@ -26,6 +26,8 @@ export const ERROR_CATALOGUE = {
   unsupported_media_type: { status: 415, title: 'The request body must be application/json' },
   rate_limited: { status: 429, title: 'Too many requests' },
   internal_error: { status: 500, title: 'Internal error' },
+  /** A door could not reach what it fronts (an app's uri): the app's problem, not the caller's. */
+  upstream_unreachable: { status: 502, title: 'The upstream could not be reached' },
   unavailable: { status: 503, title: 'Service unavailable' },
   // No durable audit write is possible (no primary accepts writes, or the commit did not complete in
   // time): the action is not confirmed, so it is never answered with a 2xx.

@@ -17,7 +17,7 @@ import type { Apps } from '../../apps/apps.js';
 import type { EventInput } from '../../audit/audit-log.js';
 import { actorOfPrincipal, type Principal } from '../../auth/principal.js';
 import type { TokenService } from '../../auth/token-service.js';
-import { GatehouseError } from '../../lib/errors.js';
+import { type ErrorCode, GatehouseError } from '../../lib/errors.js';
 import { randomBytes } from '../../lib/random.js';
 import { hashSecret } from '../../lib/secrets.js';
 import type { SessionOptions } from '../../rbac/policy.js';
@@ -66,6 +66,8 @@ interface Caller {
 type Refusal = {
   status: number;
   message: string;
+  /** The problem's code for a program, when the status alone does not say it (http-answers.ts). */
+  code?: ErrorCode;
   headers?: Record<string, string | string[]>;
   /** What refused it, for the audit event (app_rules: the request, not the app). */
   deniedBy?: string;
@@ -118,6 +120,7 @@ export function createAppDoor(deps: AppDoorDeps) {
       if (result.failure === 'throttled') return { status: 429, message: `gatehouse: ${result.detail}` };
       return {
         status: 401,
+        code: 'invalid_token',
         message: `gatehouse: ${result.detail}`,
         headers: { 'www-authenticate': 'Bearer realm="gatehouse", error="invalid_token"' },
       };
@@ -179,7 +182,7 @@ export function createAppDoor(deps: AppDoorDeps) {
         message: `gatehouse: ${caller.principal.name} may not do this in ${app.name}: ${inside.reason} (app_rules)`,
         deniedBy: 'app_rules',
       };
-    const session =
+    const opened =
       caller.how === 'cookie'
         ? sessions.held(caller.sessionId as string)
         : await sessions.bearerSession({
@@ -189,6 +192,8 @@ export function createAppDoor(deps: AppDoorDeps) {
             remoteAddr: remoteOf(req),
             endsBy: caller.principal.token?.expires_at ?? clock() + 3_600_000,
           });
+    if (opened && 'refused' in opened) return { status: 403, message: opened.refused };
+    const session = opened;
     if (caller.how === 'bearer' && !session)
       return { status: 403, message: `gatehouse: ${caller.principal.name} may not use ${app.name} now` };
     return { caller, options: decision.options, session, publicUrl };
@@ -283,7 +288,7 @@ export function createAppDoor(deps: AppDoorDeps) {
     try {
       principal = deps.tokens.resolveById(peeked.record.token_id).principal;
     } catch (error) {
-      if (error instanceof GatehouseError) return answer(req, res, 401, `gatehouse: ${error.detail}`);
+      if (error instanceof GatehouseError) return answer(req, res, 401, `gatehouse: ${error.detail}`, {}, error.code);
       throw error;
     }
     const caller: Caller = { principal, how: 'cookie' };
@@ -322,7 +327,7 @@ export function createAppDoor(deps: AppDoorDeps) {
     if ((req.url ?? '').split('?')[0] === CALLBACK_PATH) return callback(req, res, app);
     const caller = await identify(req, app);
     if (caller === undefined) return signInFirst(req, res, app);
-    if ('status' in caller) return answer(req, res, caller.status, caller.message, caller.headers);
+    if ('status' in caller) return answer(req, res, caller.status, caller.message, caller.headers, caller.code);
     const admitted = await admit(req, app, caller);
     if ('status' in admitted) {
       await recordRefusal(req, app, caller, admitted);

@@ -9,7 +9,8 @@
 import type { Principal } from '../../auth/principal.js';
 import type { SessionOptions } from '../../rbac/policy.js';
 import type { ResourceRecord } from '../../resources/resource-service.js';
-import { type DoorKitDeps, type DoorSession, openDoorSession } from './door-session.js';
+import type { SessionRecord } from '../../sessions/session-registry.js';
+import { type DoorKitDeps, type DoorSession, MAX_TTL_REACHED, openDoorSession } from './door-session.js';
 
 export type How = 'cookie' | 'bearer';
 
@@ -27,10 +28,34 @@ export interface AppSessionSpec {
 
 export type AppSessions = ReturnType<typeof createAppSessions>;
 
+/**
+ * Ends after which a bearer token's next request may not simply open a new session: HTTP has no
+ * connection to cut, so without this a program would not notice a person's End (DELETE
+ * /v1/sessions/{id}, the console) or its max_session_ttl. An idle end, a shutdown or the guard's
+ * end are not among them (the guard's causes refuse the token by themselves). Cookie sessions need
+ * no such rule: their end removes the cookie, and the browser must launch again.
+ */
+const keepsTokenOut = (reason: string | undefined): boolean =>
+  reason !== undefined && (reason.startsWith('terminated by ') || `gatehouse: ${reason}` === MAX_TTL_REACHED);
+
 export function createAppSessions(kit: DoorKitDeps) {
   const held = new Map<string, DoorSession>();
   /** A bearer token's session per app: `<token id> <app id>`, opening or open. */
   const bearer = new Map<string, Promise<DoorSession | undefined>>();
+
+  /** A terminated session of this token at this app that keeps it out (state: every instance sees it). */
+  function endedForGood(tokenId: string, appId: string): SessionRecord | undefined {
+    return kit.sessions
+      .list()
+      .find(
+        (r) =>
+          r.kind === 'app' &&
+          r.status === 'terminated' &&
+          r.resource.id === appId &&
+          r.origin?.token?.id === tokenId &&
+          keepsTokenOut(r.end_reason),
+      );
+  }
 
   async function open(spec: AppSessionSpec, bearerKey?: string): Promise<DoorSession | undefined> {
     let session: DoorSession | undefined;
@@ -72,11 +97,19 @@ export function createAppSessions(kit: DoorKitDeps) {
   return {
     /** A browser's session, opened at the callback. */
     openCookieSession: (spec: Omit<AppSessionSpec, 'how'>) => open({ ...spec, how: 'cookie' }),
-    /** The session a bearer token's requests to this app belong to (opened on its first request). */
-    bearerSession(spec: Omit<AppSessionSpec, 'how'>): Promise<DoorSession | undefined> {
+    /**
+     * The session a bearer token's requests to this app belong to (opened on its first request), or
+     * why the token may not open one again (a person ended its session, or max_session_ttl did).
+     */
+    bearerSession(spec: Omit<AppSessionSpec, 'how'>): Promise<DoorSession | { refused: string } | undefined> {
       const key = `${spec.principal.token?.id ?? spec.principal.id} ${spec.app.id}`;
       let session = bearer.get(key);
       if (!session) {
+        const ended = spec.principal.token ? endedForGood(spec.principal.token.id, spec.app.id) : undefined;
+        if (ended)
+          return Promise.resolve({
+            refused: `gatehouse: this sign-in's session in ${spec.app.name} was ended (${ended.end_reason}); sign in again`,
+          });
         session = open({ ...spec, how: 'bearer' }, key).then((s) => {
           if (!s) bearer.delete(key);
           return s;

@@ -113,8 +113,8 @@ export function createMcpAdmission(deps: McpDoorDeps, sessions: Pick<AppSessions
           endsBy: principal.token?.expires_at ?? clock() + 3_600_000,
         })
       : undefined;
-    if (!session) {
-      answer(req, res, 403, `gatehouse: ${principal.name} may not use ${app.name}`);
+    if (!session || 'refused' in session) {
+      answer(req, res, 403, session?.refused ?? `gatehouse: ${principal.name} may not use ${app.name}`);
       return undefined;
     }
     return { principal, session, proof: result.proof };
