@@ -268,6 +268,64 @@ describe('upstream credential', () => {
   });
 });
 
+describe('request bodies', () => {
+  /** A DELETE with its DeleteOptions streamed (a length, no pre-read), as kubectl delete sends it. */
+  const deleteWithBody = async (id: string, name: string): Promise<{ status: number; body: string }> => {
+    const { yaml } = await kubeconfigFor(alice.token, `body-${id}`, id);
+    const token = /token: (\S+)/.exec(yaml)?.[1] as string;
+    const ca = Buffer.from(/certificate-authority-data: (\S+)/.exec(yaml)?.[1] as string, 'base64');
+    const port = gh.gatehouse.kubeAddr?.port as number;
+    const body = JSON.stringify({ kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: 'Background' });
+    return new Promise((resolve, reject) => {
+      const req = request(
+        {
+          host: '127.0.0.1',
+          port,
+          method: 'DELETE',
+          path: `/clusters/${id}/api/v1/namespaces/default/pods/${name}`,
+          headers: {
+            authorization: `Bearer ${token}`,
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(body),
+          },
+          ca,
+        },
+        (res) => {
+          let text = '';
+          res.on('data', (d: Buffer) => {
+            text += d.toString();
+          });
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
+    });
+  };
+
+  test('a streamed body reaches the API server; to an unreachable one the client still hears 502, not a reset', async () => {
+    const before = fake.seen.length;
+    const missing = await deleteWithBody(clusterId, 'no-such-pod');
+    assert.equal(missing.status, 404, missing.body);
+    assert.match(JSON.parse(missing.body).message, /pods "no-such-pod" not found/, 'the API server answered');
+    assert.equal(fake.seen.at(-1)?.method, 'DELETE');
+    assert.ok(fake.seen.length > before);
+
+    const created = await admin('POST', '/v1/resources', {
+      kind: 'kube_cluster',
+      name: 'untrusted-body-cluster',
+      address: fake.url,
+      labels: { env: 'dev' },
+      kube: { ca_pem: createKubeCa().certPem, token: fake.token },
+    });
+    assert.equal(created.status, 201, created.text);
+    const untrusted = await deleteWithBody(created.json.id as string, 'web-1');
+    assert.equal(untrusted.status, 502, untrusted.body);
+    assert.match(JSON.parse(untrusted.body).message, /cannot reach the cluster's API server \(.*certificate/);
+    assert.equal((await admin('DELETE', `/v1/resources/${created.json.id}`)).status, 204);
+  });
+});
+
 describe('kubectl exec', () => {
   const sessionOf = async (command: string) =>
     until(`the session of ${command}`, async () => {

@@ -1,10 +1,18 @@
 // One plain Kubernetes API request forwarded upstream: the client's headers minus its credential,
 // hop-by-hop headers and any impersonation, plus Gatehouse's credential and the impersonation of
 // the principal. Bodies and responses stream both ways with backpressure (watch, logs -f).
-import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import { Agent, request } from 'node:https';
+//
+// Plain requests go through an undici Pool per upstream (common/http-forward.ts writes each chunk
+// straight to the client): Node's https client with pipe() both ways cost ~40 % of a proxied GET's
+// CPU in bench:kube's profile (ClientRequest, the agent's socket bookkeeping, two pipes and their
+// listeners). Upgrades (exec over WebSocket, port-forward) and the scope lookups keep Node's https
+// Agent below; both clients verify the API server against the cluster's CA.
+import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import { Agent } from 'node:https';
 import { isIP } from 'node:net';
+import { type Dispatcher, Pool } from 'undici';
 import type { KubeUpstream } from '../../resources/kube-upstream.js';
+import { forwardHttp } from '../common/http-forward.js';
 import type { KubeDecision } from './kube-access.js';
 import {
   filterableRequest,
@@ -14,10 +22,9 @@ import {
   MAX_FILTERED_LIST_BYTES,
   watchFilter,
 } from './kube-filter.js';
+import { sendStatus, sendText } from './kube-request.js';
 
 const tooLarge = `gatehouse: a filtered list larger than ${MAX_FILTERED_LIST_BYTES / 1024 / 1024} MiB is not read whole; page it (kubectl get --chunk-size, ?limit=)`;
-
-import { sendStatus, sendText } from './kube-request.js';
 
 const HOP_BY_HOP = new Set([
   'connection',
@@ -45,17 +52,24 @@ export function upstreamHeaders(
   };
 }
 
-// One keep-alive agent per opened upstream (openKubeUpstream returns the same object until the
-// credential or address changes), with the CA and client identity built in: passed per request
-// instead, they made Node's global agent build and hash a pool name holding the whole CA PEM on
-// every request. A replaced upstream's agent goes with it; its idle sockets close as the server
-// drops them. The address is parsed once per upstream too (a URL per request was measurable).
+/** The API server's answer headers the client gets: all but the hop-by-hop ones. */
+function downstreamOf(headers: IncomingHttpHeaders): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const name in headers) {
+    const value = headers[name];
+    if (value !== undefined && !HOP_BY_HOP.has(name)) out[name] = value;
+  }
+  return out;
+}
+
+// One undici Pool (plain requests) and one keep-alive https Agent (upgrades, scope lookups) per
+// opened upstream (openKubeUpstream returns the same object until the credential or address
+// changes), with the CA and client identity built in, and the address parsed once. A replaced
+// upstream's clients go with it; their idle sockets close as the keep-alive times out.
 interface Target {
+  pool: Pool;
   agent: Agent;
-  host: string;
-  port: string | number;
   basePath: string;
-  servername?: string;
 }
 const targets = new WeakMap<KubeUpstream, Target>();
 function targetOf(upstream: KubeUpstream): Target {
@@ -63,16 +77,20 @@ function targetOf(upstream: KubeUpstream): Target {
   if (!target) {
     const base = new URL(upstream.url);
     const host = base.hostname.replace(/^\[|\]$/g, '');
+    const identity = upstream.cert ? { cert: upstream.cert, key: upstream.key } : {};
+    const servername = isIP(host) ? {} : { servername: host };
     target = {
-      agent: new Agent({
-        keepAlive: true,
-        ca: upstream.ca,
-        ...(upstream.cert ? { cert: upstream.cert, key: upstream.key } : {}),
+      pool: new Pool(base.origin, {
+        // TLS verification stays on: the cluster's CA, and the API server's name when it has one.
+        connect: { ca: upstream.ca, rejectUnauthorized: true, ...identity, ...servername },
+        // A watch or logs -f may stay quiet for long, and Node's client had no deadline either:
+        // the client's own timeouts (and the API server's) end those.
+        headersTimeout: 0,
+        bodyTimeout: 0,
+        keepAliveTimeout: 30_000,
       }),
-      host,
-      port: base.port || 443,
+      agent: new Agent({ keepAlive: true, ca: upstream.ca, ...identity }),
       basePath: base.pathname.replace(/\/$/, ''),
-      ...(isIP(host) ? {} : { servername: base.hostname }),
     };
     targets.set(upstream, target);
   }
@@ -80,8 +98,16 @@ function targetOf(upstream: KubeUpstream): Target {
 }
 export const agentFor = (upstream: KubeUpstream): Agent => targetOf(upstream).agent;
 
+/** Answers 502 for an API server that could not be reached (in text to discovery: kubectl shows only that). */
+function unreachable(res: ServerResponse, discovery: boolean | undefined, err: Error | undefined): number {
+  const message = `gatehouse: cannot reach the cluster's API server (${err?.message ?? 'no answer'})`;
+  if (discovery) sendText(res, 502, message);
+  else sendStatus(res, 502, message);
+  return 502;
+}
+
 /** Forwards; resolves with the upstream status code (502 when unreachable) once the response ended. */
-export function forward(
+export async function forward(
   req: IncomingMessage,
   res: ServerResponse,
   upstream: KubeUpstream,
@@ -98,96 +124,114 @@ export function forward(
 ): Promise<number> {
   const { filter, body } = opts;
   const target = targetOf(upstream);
-  const headers: OutgoingHttpHeaders = {};
-  for (const [name, value] of Object.entries(req.headers)) {
+  const headers: Record<string, string | string[]> = {};
+  for (const name in req.headers) {
+    const value = req.headers[name];
     if (value === undefined || HOP_BY_HOP.has(name) || name.startsWith('impersonate-')) continue;
     headers[name] = value;
   }
-  Object.assign(headers, upstreamHeaders(upstream, decision));
+  if (upstream.token) headers.authorization = `Bearer ${upstream.token}`;
+  headers['impersonate-user'] = decision.user;
+  headers['impersonate-group'] = decision.groups;
   if (filter) filterableRequest(headers);
-  if (body) headers['content-length'] = body.length;
+  if (body) headers['content-length'] = String(body.length);
+  // A request without a length or chunked framing has no body (a GET): none is sent upstream.
+  const hasBody = req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined;
+  const options: Dispatcher.DispatchOptions = {
+    path: `${target.basePath}${restPathAndQuery}`,
+    method: (req.method ?? 'GET') as Dispatcher.HttpMethod,
+    headers,
+    body: body ?? (hasBody ? req : null),
+  };
+  if (!filter) {
+    const done = await forwardHttp(target.pool, options, res, downstreamOf);
+    // The client leaving (kubectl get -w interrupted) ended the upstream request too (http-forward).
+    if (done.gone) return 499;
+    return done.status !== 0 ? done.status : unreachable(res, opts.discovery, done.error);
+  }
+  return forwardFiltered(target.pool, options, res, filter, (err) => unreachable(res, opts.discovery, err));
+}
+
+/**
+ * A list or watch kube_resources reach only part of: a list is read whole (up to
+ * MAX_FILTERED_LIST_BYTES) and sent without the items they do not reach; a watch's events are
+ * filtered one by one as they stream. Rarer than a plain request, so undici's body stream is fine here.
+ */
+function forwardFiltered(
+  pool: Pool,
+  options: Dispatcher.DispatchOptions,
+  res: ServerResponse,
+  filter: { keep: ItemFilter; watch: boolean },
+  unreachable: (err: Error) => number,
+): Promise<number> {
   return new Promise((resolve) => {
-    const up = request(
-      {
-        host: target.host,
-        port: target.port,
-        path: `${target.basePath}${restPathAndQuery}`,
-        method: req.method,
-        headers,
-        agent: target.agent,
-        ...(target.servername === undefined ? {} : { servername: target.servername }),
-      },
+    const abort = new AbortController();
+    let answered = false;
+    // The client leaving (kubectl get -w interrupted) ends the upstream request too.
+    res.on('close', () => {
+      if (!res.writableFinished) {
+        abort.abort();
+        resolve(499);
+      }
+    });
+    pool.request({ ...options, signal: abort.signal }).then(
       (upRes) => {
-        const out: OutgoingHttpHeaders = {};
-        for (const [name, value] of Object.entries(upRes.headers)) {
-          if (value !== undefined && !HOP_BY_HOP.has(name)) out[name] = value;
-        }
-        const code = upRes.statusCode ?? 502;
-        upRes.on('end', () => resolve(code));
-        upRes.on('error', () => {
+        answered = true;
+        const out = downstreamOf(upRes.headers);
+        const code = upRes.statusCode;
+        const body = upRes.body;
+        body.on('end', () => resolve(code));
+        body.on('error', () => {
           res.destroy();
           resolve(code);
         });
-        if (filter && code === 200 && !isJson(upRes.headers)) {
+        if (code === 200 && !isJson(upRes.headers as IncomingHttpHeaders)) {
           // Nothing the proxy can read item by item is shown to a principal limited to some items.
-          upRes.resume();
+          body.resume();
           sendStatus(res, 502, 'gatehouse: the API server answered a filtered list in a form other than JSON');
           return;
         }
-        if (filter && code === 200 && !filter.watch) {
+        if (code === 200 && !filter.watch) {
           const chunks: Buffer[] = [];
           let held = 0;
           let cut = false;
-          upRes.on('data', (c: Buffer) => {
+          body.on('data', (c: Buffer) => {
             held += c.length;
             if (held <= MAX_FILTERED_LIST_BYTES) chunks.push(c);
             else if (!cut) {
               cut = true;
               // Too large to read whole (or a stream that never ends): refuse it rather than hold it.
               chunks.length = 0;
-              upRes.destroy();
+              body.destroy();
               sendStatus(res, 502, tooLarge);
               resolve(502);
             }
           });
-          upRes.on('end', () => {
+          body.on('end', () => {
             if (cut) return;
-            const body = filterBody(Buffer.concat(chunks), filter.keep);
-            res.writeHead(code, { ...out, 'content-length': body.length });
-            res.end(body);
+            const filtered = filterBody(Buffer.concat(chunks), filter.keep);
+            res.writeHead(code, { ...out, 'content-length': filtered.length });
+            res.end(filtered);
           });
           return;
         }
-        if (filter && code === 200) delete out['content-length'];
+        if (code === 200) delete out['content-length'];
         res.writeHead(code, out);
-        // A watch (or logs -f) answers headers first and events later: send each as it comes. A
-        // response of known length goes out with its headers in one write, so one TLS record:
-        // flushing those alone cost a TLS write per request (8% of the proxy's CPU on a GET).
+        // A watch answers headers first and events later: its headers go at once.
         if (upRes.headers['content-length'] === undefined) res.flushHeaders();
-        if (filter && code === 200) {
+        if (code === 200) {
           const events = watchFilter(filter.keep);
           events.on('error', () => {
-            upRes.destroy();
+            body.destroy();
             res.destroy();
           });
-          upRes.pipe(events).pipe(res);
-        } else upRes.pipe(res);
+          body.pipe(events).pipe(res);
+        } else body.pipe(res);
+      },
+      (err: Error) => {
+        if (answered || res.destroyed) return resolve(499);
+        resolve(unreachable(err));
       },
     );
-    up.on('error', (err) => {
-      const message = `gatehouse: cannot reach the cluster's API server (${err.message})`;
-      if (opts.discovery) sendText(res, 502, message);
-      else sendStatus(res, 502, message);
-      resolve(502);
-    });
-    // The client leaving (kubectl get -w interrupted) ends the upstream request too.
-    res.on('close', () => {
-      if (!res.writableFinished) {
-        up.destroy();
-        resolve(499);
-      }
-    });
-    if (body) up.end(body);
-    else req.pipe(up);
   });
 }
