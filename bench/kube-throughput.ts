@@ -8,6 +8,9 @@
 // (bench/kube-haproxy.ts) as the ceilings of a TLS-terminating proxy on Node and of one in C; (2) 64 MiB through real
 // `kubectl exec -i … cat` straight vs through Gatehouse (recorded). The fake, Gatehouse and the load
 // generator are three processes (one event loop each, as in a deployment). Medians of 3 rounds.
+// Knobs: BENCH_KUBE_CONNECTIONS (autocannon's, 16), BENCH_KUBE_ROUNDS (3), BENCH_KUBE_GET_ONLY (skip
+// exec), BENCH_KUBE_PROFILE=<file> (a CPU profile of Gatehouse per round: its CPU figures then
+// include the profiler's cost, so compare them only with other profiled runs).
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
@@ -19,6 +22,8 @@ import { startBenchChild } from './child-protocol.js';
 import { type HaproxyForwarder, startHaproxyForwarder } from './kube-haproxy.js';
 import { processCpuSeconds, RoundRatios } from './stats.js';
 
+// BENCH_KUBE_ROUNDS: rounds of the GET comparison (3 unless set); more rounds on a noisy machine.
+const rounds = Number(process.env.BENCH_KUBE_ROUNDS ?? 3);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 
 interface ChildReady {
@@ -151,7 +156,7 @@ try {
   const cpuRatio = new RoundRatios('GET pods, minimal auditing proxy / Gatehouse CPU per request');
   const fwdRatio = new RoundRatios('GET pods, Gatehouse / bare forwarder (req/s; no token, decision or audit)');
   const fwdCpuRatio = new RoundRatios('GET pods, bare forwarder / Gatehouse CPU per request');
-  for (let round = 0; round < 3; round++) {
+  for (let round = 0; round < rounds; round++) {
     // Straight to the fake with what the proxy would send: its token and the impersonation.
     const asUser = { 'impersonate-user': 'bencher', 'impersonate-group': 'bench' };
     direct.push(await requestsPerSecond(fake.url + path, { authorization: `Bearer ${fake.token}`, ...asUser }, caFile));
