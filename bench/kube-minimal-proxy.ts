@@ -2,7 +2,8 @@
 // request, forward it over a keep-alive TLS connection with the cluster's token and an impersonation,
 // stream the answer back. No authentication, authorization, filtering or audit — what Gatehouse adds
 // on top is what bench:kube's "Gatehouse / minimal forwarder" ratio shows. Node's https client, as
-// Gatehouse uses. argv: <upstream URL> <upstream CA file> <token> <work dir> [<audit.db> <client token>];
+// Gatehouse used until it moved plain requests to undici (kube-upstream-request.ts): a forwarder on
+// undici would be cheaper than this one, so the ratios favour Gatehouse by that difference. argv: <upstream URL> <upstream CA file> <token> <work dir> [<audit.db> <client token>];
 // prints `BENCH_READY {url, caPem}` once it listens; ends with its parent (child-protocol.ts).
 //
 // With the last two arguments it is the minimal *auditing* Kubernetes proxy, the reference doing the
