@@ -1,9 +1,10 @@
 // The least a Kubernetes proxy does, as a ceiling for npm run bench:kube: terminate TLS, parse the
 // request, forward it over a keep-alive TLS connection with the cluster's token and an impersonation,
 // stream the answer back. No authentication, authorization, filtering or audit — what Gatehouse adds
-// on top is what bench:kube's "Gatehouse / minimal forwarder" ratio shows. Node's https client, as
-// Gatehouse used until it moved plain requests to undici (kube-upstream-request.ts): a forwarder on
-// undici would be cheaper than this one, so the ratios favour Gatehouse by that difference. argv: <upstream URL> <upstream CA file> <token> <work dir> [<audit.db> <client token>];
+// on top is what bench:kube's "Gatehouse / minimal forwarder" ratio shows. undici upstream, each
+// chunk written to the client as it comes, as Gatehouse's door does (kube-upstream-request.ts,
+// proxy/common/http-forward.ts): the least work; the Node https client it used before cost more.
+// argv: <upstream URL> <upstream CA file> <token> <work dir> [<audit.db> <client token>];
 // prints `BENCH_READY {url, caPem}` once it listens; ends with its parent (child-protocol.ts).
 //
 // With the last two arguments it is the minimal *auditing* Kubernetes proxy, the reference doing the
@@ -16,9 +17,9 @@
 // metrics, the request log.
 import { hash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import type { OutgoingHttpHeaders } from 'node:http';
-import { Agent, createServer, request } from 'node:https';
+import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { type Dispatcher, Pool } from 'undici';
 import { openSqliteAuditStore } from '../src/audit/sqlite.js';
 import type { AuditEvent } from '../src/audit/types.js';
 import { selfSignedCert } from '../test/helpers/tls.js';
@@ -59,7 +60,12 @@ const audit = (who: string, verb: string, path: string, status: number) => {
   timer ??= setTimeout(flush, 5);
 };
 const upstream = new URL(upstreamUrl);
-const agent = new Agent({ keepAlive: true, ca: readFileSync(caFile) });
+const pool = new Pool(upstream.origin, {
+  connect: { ca: readFileSync(caFile), rejectUnauthorized: true },
+  keepAliveTimeout: 30_000,
+  headersTimeout: 0,
+  bodyTimeout: 0,
+});
 const { certFile, keyFile } = selfSignedCert(dir);
 const DROPPED = new Set(['host', 'connection', 'keep-alive', 'authorization']);
 
@@ -80,23 +86,44 @@ const server = createServer({ cert: readFileSync(certFile), key: readFileSync(ke
       return;
     }
   }
-  const headers: OutgoingHttpHeaders = {};
+  const headers: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(req.headers)) {
     if (value !== undefined && !DROPPED.has(name) && !name.startsWith('impersonate-')) headers[name] = value;
   }
   headers.authorization = `Bearer ${token}`;
   headers['impersonate-user'] = 'bencher';
   headers['impersonate-group'] = ['bench'];
-  const up = request(
-    { host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers, agent },
-    (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-      if (store) audit(who, req.method ?? '', req.url ?? '', answer.statusCode ?? 502);
+  const hasBody = req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined;
+  // undici's dispatch writing each chunk straight to the client, as the door does (the least work:
+  // no body stream or pipe between them); backpressure by pausing undici's read.
+  let controller: Dispatcher.DispatchController | undefined;
+  res.on('close', () => {
+    if (!res.writableFinished) controller?.abort(new Error('client gone'));
+  });
+  pool.dispatch(
+    { path: req.url ?? '/', method: (req.method ?? 'GET') as 'GET', headers, body: hasBody ? req : null },
+    {
+      onRequestStart(c) {
+        controller = c;
+      },
+      onResponseStart(_c, status, answer) {
+        const out: Record<string, string | string[]> = {};
+        for (const [name, value] of Object.entries(answer))
+          if (value !== undefined && name !== 'connection' && name !== 'keep-alive' && name !== 'transfer-encoding')
+            out[name] = value;
+        res.writeHead(status, out);
+        if (store) audit(who, req.method ?? '', req.url ?? '', status);
+      },
+      onResponseData(c, chunk) {
+        if (!res.write(chunk)) {
+          c.pause();
+          res.once('drain', () => c.resume());
+        }
+      },
+      onResponseEnd: () => void res.end(),
+      onResponseError: () => void res.destroy(),
     },
   );
-  up.on('error', () => res.destroy());
-  req.pipe(up);
 });
 server.listen(0, '127.0.0.1', () => {
   const { port } = server.address() as AddressInfo;
@@ -106,7 +133,7 @@ server.listen(0, '127.0.0.1', () => {
 });
 exitOnParentGone(async () => {
   server.close();
-  agent.destroy();
+  void pool.destroy();
   if (timer) flush();
   await store?.close();
 });
