@@ -1,6 +1,7 @@
 // The kube door reuses what it admitted a request with (src/proxy/kube/kube-admissions.ts): a client
 // repeating the same GET over one keep-alive connection is not decided anew each time. What a user
-// must still see: a revoked login, a narrowed role or a role taken away is refused on the very next
+// must still see: a revoked login, a narrowed role, a role taken away or a suspended agent (the kill
+// switch) is refused on the very next
 // request, however warm that reuse is — well inside the documented second.
 import assert from 'node:assert/strict';
 import { Agent, request } from 'node:https';
@@ -114,6 +115,30 @@ test('a role narrowed by kube_resources or taken from the user is refused on the
     const taken = await admin('PATCH', `/v1/users/${gus.id}`, { roles: [] });
     assert.equal(taken.status, 200, taken.text);
     assert.equal((await getPods(agent, gus.token)).status, 404);
+  } finally {
+    agent.destroy();
+  }
+});
+
+test('a suspended agent (the kill switch) is refused on the next request, however warm the admission; another agent is the control', async () => {
+  const owner = await userWithRoles(gh, 'olga', ['kube-a']);
+  const agentOf = async (name: string) => {
+    const agent = (await admin('POST', '/v1/agents', { name, roles: ['kube-a'], owner: owner.id })).json;
+    assert.ok(agent.id, JSON.stringify(agent));
+    const token = (await admin('POST', `/v1/agents/${agent.id}/credentials`, {})).json.access_token as string;
+    return { id: agent.id as string, token };
+  };
+  const [stopped, running] = [await agentOf('kube-bot-1'), await agentOf('kube-bot-2')];
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  try {
+    await warm(agent, stopped.token);
+    await warm(agent, running.token);
+    const suspended = await admin('PATCH', `/v1/agents/${stopped.id}`, { status: 'suspended' });
+    assert.equal(suspended.status, 200, suspended.text);
+    const after = await getPods(agent, stopped.token);
+    assert.equal(after.status, 401, after.body);
+    assert.equal(JSON.parse(after.body).kind, 'Status');
+    assert.equal((await getPods(agent, running.token)).status, 200, 'control: the other agent’s admissions stand');
   } finally {
     agent.destroy();
   }
