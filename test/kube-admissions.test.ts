@@ -1,8 +1,8 @@
 // The kube door reuses what it admitted a request with (src/proxy/kube/kube-admissions.ts): a client
 // repeating the same GET over one keep-alive connection is not decided anew each time. What a user
 // must still see: a revoked login, a narrowed role, a role taken away or a suspended agent (the kill
-// switch) is refused on the very next
-// request, however warm that reuse is — well inside the documented second.
+// switch) is refused on the very next request, however warm that reuse is — well inside the
+// documented second.
 import assert from 'node:assert/strict';
 import { Agent, request } from 'node:https';
 import { after, before, test } from 'node:test';
