@@ -48,7 +48,7 @@ describe('gatehouse mcp connect', () => {
     let stderr = '';
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: ['--import', 'tsx', 'src/main.ts', 'mcp', 'connect', 'cli-mcp'],
+      args: ['bin/gatehouse.mjs', 'mcp', 'connect', 'cli-mcp'],
       env: h.env,
       stderr: 'pipe',
     });
@@ -100,7 +100,7 @@ describe('gatehouse mcp connect', () => {
     const entry = block.mcpServers['cli-mcp'] as { args: string[] };
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: ['--import', 'tsx', 'src/main.ts', ...entry.args],
+      args: ['bin/gatehouse.mjs', ...entry.args],
       env: h.env,
       stderr: 'pipe',
     });

@@ -62,7 +62,7 @@ test('gatehouse start warns about a misspelled variable and names every listener
   const ports = Object.fromEntries(
     ['AUTH', 'WEB', 'SSH', 'METRICS', 'KUBE', 'DB'].map((p) => [`GATEHOUSE_${p}_ADDR`, '127.0.0.1:0']),
   );
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'start'], {
+  const child = spawn(process.execPath, ['bin/gatehouse.mjs', 'start'], {
     env: {
       PATH: process.env.PATH ?? '',
       GATEHOUSE_DATA_DIR: dataDir,

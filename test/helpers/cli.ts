@@ -1,4 +1,4 @@
-// Runs the `gatehouse` client as a person does: a child process (src/main.ts through tsx, spawned
+// Runs the `gatehouse` client as a person does: a child process (bin/gatehouse.mjs, the build when fresh, spawned
 // asynchronously so the servers this test process hosts keep answering), with HOME and
 // GATEHOUSE_HOME in a temporary folder of its own.
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -31,7 +31,7 @@ export function cliHome(): CliHome {
     NO_COLOR: '1',
   };
   const start = (args: string[], extra: Record<string, string> = {}) =>
-    spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], {
+    spawn(process.execPath, ['bin/gatehouse.mjs', ...args], {
       env: { ...env, ...extra },
       stdio: ['pipe', 'pipe', 'pipe'],
     });

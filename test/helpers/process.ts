@@ -1,4 +1,5 @@
-// Runs the real `gatehouse` command (src/main.ts through tsx) as a child process on free ports.
+// Runs the real `gatehouse` command (bin/gatehouse.mjs: the build when it is fresh, as CI runs it, else
+// the sources through tsx) as a child process on free ports.
 import { type ChildProcess, spawn } from 'node:child_process';
 
 export interface Running {
@@ -21,7 +22,7 @@ export const CHILD_ENV: Record<string, string> = {
 };
 
 const spawnGatehouse = (env: Record<string, string>, args: string[]): ChildProcess =>
-  spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], {
+  spawn(process.execPath, ['bin/gatehouse.mjs', ...args], {
     env: {
       PATH: process.env.PATH ?? '',
       ...CHILD_ENV,

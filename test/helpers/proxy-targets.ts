@@ -36,7 +36,7 @@ export interface GatehouseProcess {
   exited: Promise<number | null>;
 }
 
-/** Runs `gatehouse start` (src/main.ts) on free loopback ports; `nofile` sets its open-file limit. */
+/** Runs `gatehouse start` (bin/gatehouse.mjs) on free loopback ports; `nofile` sets its open-file limit. */
 export function startGatehouseProcess(env: Record<string, string>, opts: { nofile?: number } = {}) {
   return spawnGatehouse(env, opts).started;
 }
@@ -46,7 +46,7 @@ export function startGatehouseProcess(env: Record<string, string>, opts: { nofil
  * (rejected if it exits first or prints none within startTimeoutMs, 60 s by default).
  */
 export function spawnGatehouse(env: Record<string, string>, opts: { nofile?: number; startTimeoutMs?: number } = {}) {
-  const node = [process.execPath, '--import', 'tsx', 'src/main.ts', 'start'];
+  const node = [process.execPath, 'bin/gatehouse.mjs', 'start'];
   const [command, ...args] = opts.nofile ? ['prlimit', `--nofile=${opts.nofile}:${opts.nofile}`, '--', ...node] : node;
   const child = spawn(command as string, args, {
     env: {
