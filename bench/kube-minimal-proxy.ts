@@ -19,11 +19,12 @@ import { hash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { type Dispatcher, Pool } from 'undici';
+import { Pool } from 'undici';
 import { openSqliteAuditStore } from '../src/audit/sqlite.js';
 import type { AuditEvent } from '../src/audit/types.js';
 import { selfSignedCert } from '../test/helpers/tls.js';
 import { exitOnParentGone, READY_PREFIX } from './child-protocol.js';
+import { dispatchTo } from './minimal-dispatch.js';
 
 const [upstreamUrl, caFile, token, dir, auditPath, clientToken] = process.argv.slice(2) as [
   string,
@@ -94,34 +95,12 @@ const server = createServer({ cert: readFileSync(certFile), key: readFileSync(ke
   headers['impersonate-user'] = 'bencher';
   headers['impersonate-group'] = ['bench'];
   const hasBody = req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined;
-  // undici's dispatch writing each chunk straight to the client, as the door does (the least work:
-  // no body stream or pipe between them); backpressure by pausing undici's read.
-  let controller: Dispatcher.DispatchController | undefined;
-  res.on('close', () => {
-    if (!res.writableFinished) controller?.abort(new Error('client gone'));
-  });
-  pool.dispatch(
+  dispatchTo(
+    pool,
     { path: req.url ?? '/', method: (req.method ?? 'GET') as 'GET', headers, body: hasBody ? req : null },
-    {
-      onRequestStart(c) {
-        controller = c;
-      },
-      onResponseStart(_c, status, answer) {
-        const out: Record<string, string | string[]> = {};
-        for (const [name, value] of Object.entries(answer))
-          if (value !== undefined && name !== 'connection' && name !== 'keep-alive' && name !== 'transfer-encoding')
-            out[name] = value;
-        res.writeHead(status, out);
-        if (store) audit(who, req.method ?? '', req.url ?? '', status);
-      },
-      onResponseData(c, chunk) {
-        if (!res.write(chunk)) {
-          c.pause();
-          res.once('drain', () => c.resume());
-        }
-      },
-      onResponseEnd: () => void res.end(),
-      onResponseError: () => void res.destroy(),
+    res,
+    (status) => {
+      if (store) audit(who, req.method ?? '', req.url ?? '', status);
     },
   );
 });
