@@ -42,6 +42,8 @@ export function createAppSessions(kit: DoorKitDeps) {
   const held = new Map<string, DoorSession>();
   /** A bearer token's session per app: `<token id> <app id>`, opening or open. */
   const bearer = new Map<string, Promise<DoorSession | undefined>>();
+  /** Tokens kept out of an app (endedForGood), until they expire. */
+  const keptOut = new Map<string, Promise<{ refused: string }>>();
 
   /** A terminated session of this token at this app that keeps it out (state: every instance sees it). */
   function endedForGood(tokenId: string, appId: string): SessionRecord | undefined {
@@ -103,13 +105,20 @@ export function createAppSessions(kit: DoorKitDeps) {
      */
     bearerSession(spec: Omit<AppSessionSpec, 'how'>): Promise<DoorSession | { refused: string } | undefined> {
       const key = `${spec.principal.token?.id ?? spec.principal.id} ${spec.app.id}`;
+      const out = keptOut.get(key);
+      if (out) return out;
       let session = bearer.get(key);
       if (!session) {
         const ended = spec.principal.token ? endedForGood(spec.principal.token.id, spec.app.id) : undefined;
-        if (ended)
-          return Promise.resolve({
+        if (ended) {
+          const refused = Promise.resolve({
             refused: `gatehouse: this sign-in's session in ${spec.app.name} was ended (${ended.end_reason}); sign in again`,
           });
+          // Kept until the token expires: a program that keeps asking does not scan the records each time.
+          keptOut.set(key, refused);
+          setTimeout(() => keptOut.delete(key), Math.min(2 ** 31 - 1, Math.max(0, spec.endsBy - kit.clock()))).unref();
+          return refused;
+        }
         session = open({ ...spec, how: 'bearer' }, key).then((s) => {
           if (!s) bearer.delete(key);
           return s;
