@@ -1,9 +1,9 @@
 // One HTTP request forwarded to an upstream and its answer written straight to the client, for the
 // HTTP doors. undici's dispatch handler is given the client's response: each chunk the upstream
 // sends is written as it arrives (backpressure by pausing undici's read of the upstream socket), with
-// no body stream, pipe or AbortController between them. What `request()` + pipe did cost the app door
-// ~25 % more CPU per proxied GET than this (bench:app profile: the BodyReadable, the relay's
-// listeners, and a per-request AbortController with its event-target listeners).
+// no body stream, pipe or AbortController between them. With `request()` + pipe the app door spent
+// about twice the CPU per proxied GET (bench:app at 16 connections, 2026-12-02: 360–453 µs before,
+// 167–219 after; the BodyReadable, the relay's listeners, a per-request AbortController).
 // Same contract as relay.ts: resolves once the client has the whole answer, or once it is known the
 // client will not (the upstream failed, the client went away); never rejects.
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';

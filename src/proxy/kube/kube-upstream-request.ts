@@ -130,9 +130,7 @@ export async function forward(
     if (value === undefined || HOP_BY_HOP.has(name) || name.startsWith('impersonate-')) continue;
     headers[name] = value;
   }
-  if (upstream.token) headers.authorization = `Bearer ${upstream.token}`;
-  headers['impersonate-user'] = decision.user;
-  headers['impersonate-group'] = decision.groups;
+  Object.assign(headers, upstreamHeaders(upstream, decision));
   if (filter) filterableRequest(headers);
   if (body) headers['content-length'] = String(body.length);
   // A request without a length or chunked framing has no body (a GET): none is sent upstream.
