@@ -24,6 +24,8 @@ export interface GatehouseReady {
   url: string;
   agents: number;
   setupMs: number;
+  /** BENCH_INPROCESS_REFERENCE: the minimal pipeline served in Gatehouse's own process, and its token. */
+  reference?: { url: string; token: string };
 }
 
 export interface BareReady {

@@ -4,6 +4,9 @@
 //     GET /v1/agents?per_page=20 body vs Gatehouse itself (admin bearer token, 1,000 stored agents).
 //     Between them, bare Fastify with the minimal pipeline (serve-bare.ts with
 //     BENCH_BARE_MINIMAL_TOKEN): what any implementation of the work every request needs costs.
+//     The same minimal pipeline also runs inside the Gatehouse process, once it is set up
+//     (serve-gatehouse.ts, BENCH_INPROCESS_REFERENCE), on a port of its own: the same code measured
+//     in both processes splits the distance into the process's share and Gatehouse's steps.
 //  2. Logins: POST /v1/auth/token with a valid API key (successes are not throttled), against the
 //     minimal durable login (serve-minimal-login.ts: hash, look up, two token rows and the audit
 //     event in one SQLite transaction, durable before the answer) in the same rounds.
@@ -280,7 +283,7 @@ async function main(): Promise<void> {
     const gh = await spawnServer<GatehouseReady>(
       'serve-gatehouse.ts',
       [join(tmp, 'gatehouse-data')],
-      { BENCH_API_KEY: apiKey, BENCH_AGENTS: String(AGENTS) },
+      { BENCH_API_KEY: apiKey, BENCH_AGENTS: String(AGENTS), BENCH_INPROCESS_REFERENCE: '1' },
       180_000,
     );
     console.log(`ready at ${gh.info.url} after ${(gh.info.setupMs / 1000).toFixed(1)} s`);
@@ -332,6 +335,14 @@ async function main(): Promise<void> {
       throw new Error('the minimal pipeline does not return the Gatehouse body with a request id');
     }
     console.log(`ready at ${minimal.info.url}`);
+    const inProcess = gh.info.reference;
+    if (!inProcess) throw new Error('serve-gatehouse.ts did not start the in-process reference');
+    const inProcessHeaders = { authorization: `Bearer ${inProcess.token}` };
+    const inProcessRes = await fetch(inProcess.url + LIST_PATH, { headers: inProcessHeaders });
+    if ((await inProcessRes.text()) !== listBody) {
+      throw new Error("the minimal pipeline in Gatehouse's process does not return the Gatehouse body");
+    }
+    console.log(`The same minimal pipeline inside Gatehouse's process: ${inProcess.url}`);
     process.stdout.write(
       'Starting the minimal durable login (hash, lookup, token rows and event in one transaction)… ',
     );
@@ -353,6 +364,14 @@ async function main(): Promise<void> {
     });
     const minimalTarget = authedList('minimal pipeline GET', minimal.info.url, minimal.proc);
     const ghTarget = authedList('Gatehouse GET', gh.info.url, gh.proc);
+    // Its CPU is the Gatehouse process's: the same reference code, in the process Gatehouse runs in.
+    const inProcessTarget: Target = {
+      label: "minimal pipeline in Gatehouse's process GET",
+      url: inProcess.url + LIST_PATH,
+      method: 'GET',
+      headers: inProcessHeaders,
+      server: gh.proc,
+    };
     const tokenTarget: Target = {
       label: 'Gatehouse POST token',
       url: `${gh.info.url}/v1/auth/token`,
@@ -370,7 +389,7 @@ async function main(): Promise<void> {
 
     if (WARMUP_SECONDS > 0) {
       console.log('Warm-up (not counted)');
-      for (const t of [bareTarget, minimalTarget, ghTarget, minimalLoginTarget, tokenTarget])
+      for (const t of [bareTarget, minimalTarget, inProcessTarget, ghTarget, minimalLoginTarget, tokenTarget])
         console.log(describe(t.label, await hit(t, WARMUP_SECONDS)));
       console.log('');
     }
@@ -378,10 +397,18 @@ async function main(): Promise<void> {
     const bareRuns: Sample[] = [];
     const ghRuns: Sample[] = [];
     const minimalRuns: Sample[] = [];
+    const inProcessRuns: Sample[] = [];
     const tokenRuns: Sample[] = [];
     const minimalLoginRuns: Sample[] = [];
     const readRatio = new RoundRatios('read path, Gatehouse / minimal pipeline (req/s)', '≥ 0.9');
     const readCpuRatio = new RoundRatios('read path, minimal pipeline / Gatehouse CPU per request');
+    const processCpuRatio = new RoundRatios(
+      "read path, minimal pipeline alone / the same in Gatehouse's process, CPU per request",
+    );
+    const inProcessRatio = new RoundRatios("read path, Gatehouse / minimal pipeline in Gatehouse's process (req/s)");
+    const inProcessCpuRatio = new RoundRatios(
+      "read path, minimal pipeline in Gatehouse's process / Gatehouse CPU per request",
+    );
     const loginRatio = new RoundRatios('logins, Gatehouse / minimal durable login (req/s)', '≥ 0.8');
     const loginCpuRatio = new RoundRatios('logins, minimal durable login / Gatehouse CPU per login');
     for (let round = 1; round <= ROUNDS && !interrupted; round++) {
@@ -389,6 +416,7 @@ async function main(): Promise<void> {
       for (const [t, runs] of [
         [bareTarget, bareRuns],
         [minimalTarget, minimalRuns],
+        [inProcessTarget, inProcessRuns],
         [ghTarget, ghRuns],
       ] as const) {
         const s = await hit(t, SECONDS);
@@ -398,6 +426,10 @@ async function main(): Promise<void> {
       const [m, g] = [minimalRuns.at(-1), ghRuns.at(-1)] as [Sample, Sample];
       console.log(readRatio.add(g.rps, m.rps));
       if (m.cpuUsPerReq && g.cpuUsPerReq) console.log(readCpuRatio.add(m.cpuUsPerReq, g.cpuUsPerReq));
+      const p = inProcessRuns.at(-1) as Sample;
+      console.log(inProcessRatio.add(g.rps, p.rps));
+      if (m.cpuUsPerReq && p.cpuUsPerReq) console.log(processCpuRatio.add(m.cpuUsPerReq, p.cpuUsPerReq));
+      if (p.cpuUsPerReq && g.cpuUsPerReq) console.log(inProcessCpuRatio.add(p.cpuUsPerReq, g.cpuUsPerReq));
     }
     // Logins last: each one writes two tokens and an audit event, which the read runs should not see.
     for (let round = 1; round <= ROUNDS && !interrupted; round++) {
@@ -509,7 +541,16 @@ async function main(): Promise<void> {
     );
 
     console.log('\nRatios to the minimal reference, round by round (a ratio within a round shares its load):');
-    for (const r of [readRatio, readCpuRatio, loginRatio, loginCpuRatio]) console.log(`- ${r.summary()}`);
+    for (const r of [
+      readRatio,
+      readCpuRatio,
+      processCpuRatio,
+      inProcessRatio,
+      inProcessCpuRatio,
+      loginRatio,
+      loginCpuRatio,
+    ])
+      console.log(`- ${r.summary()}`);
     console.log(
       `- minimal durable login: ${int(median(minimalLoginRuns.map((s) => s.rps)))} logins/s, ${us(cpuOf(minimalLoginRuns))} of CPU each`,
     );
@@ -520,6 +561,7 @@ async function main(): Promise<void> {
       for (const [name, runs] of [
         ['bare GET', bareRuns],
         ['minimal pipeline GET', minimalRuns],
+        ["minimal pipeline in Gatehouse's process GET", inProcessRuns],
         ['Gatehouse GET', ghRuns],
         ['minimal login POST token', minimalLoginRuns],
         ['Gatehouse POST /v1/auth/token', tokenRuns],

@@ -2,13 +2,17 @@
 // the API, and announces its URL. Usage: node --import tsx bench/serve-gatehouse.ts <data-dir>
 // with BENCH_API_KEY (the bootstrap admin API key, 32+ chars) and optionally BENCH_AGENTS (1000) and
 // BENCH_SQLITE_SYNCHRONOUS (FULL, the default, or NORMAL: to see what the fsyncs cost), and
-// BENCH_CPU_PROFILE=<file> for a CPU profile of the serving (setup excluded).
+// BENCH_CPU_PROFILE=<file> for a CPU profile of the serving (setup excluded), and
+// BENCH_INPROCESS_REFERENCE=1 to serve, once set up, the minimal pipeline (bench/minimal-pipeline.ts)
+// on a port of its own in this same process, with Gatehouse's page and the setup's token: the same
+// reference code, paying whatever this process makes every request cost.
 import { rmSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import pino from 'pino';
 import { loadConfig } from '../src/config/load.js';
 import { startGatehouse } from '../src/server.js';
 import { announceReady, exitOnParentGone, isStopping } from './child-protocol.js';
+import { serveList } from './minimal-pipeline.js';
 
 async function call(url: string, init: RequestInit): Promise<unknown> {
   const res = await fetch(url, init);
@@ -86,7 +90,13 @@ async function main(): Promise<void> {
       writeFileSync(profileFile, JSON.stringify(profile));
     };
   }
-  announceReady({ url, agents: agentCount, setupMs: Date.now() - started });
+  let reference: { url: string; token: string } | undefined;
+  if (process.env.BENCH_INPROCESS_REFERENCE === '1') {
+    const page = await fetch(`${url}/v1/agents?per_page=20`, { headers: { authorization: `Bearer ${token}` } });
+    if (page.status !== 200) throw new Error(`GET /v1/agents: ${page.status}`);
+    reference = { url: (await serveList(await page.text(), token)).url, token };
+  }
+  announceReady({ url, agents: agentCount, setupMs: Date.now() - started, ...(reference ? { reference } : {}) });
 }
 
 main().catch((e: unknown) => {
