@@ -5,7 +5,8 @@
 // BENCH_CPU_PROFILE=<file> for a CPU profile of the serving (setup excluded), and
 // BENCH_INPROCESS_REFERENCE=1 to serve, once set up, the minimal pipeline (bench/minimal-pipeline.ts)
 // on a port of its own in this same process, with Gatehouse's page and the setup's token: the same
-// reference code, paying whatever this process makes every request cost.
+// reference code, paying whatever this process makes every request cost (npm run bench leaves it out
+// under BENCH_CPU_PROFILE: its requests would be in Gatehouse's profile).
 import { rmSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import pino from 'pino';
@@ -22,6 +23,7 @@ async function call(url: string, init: RequestInit): Promise<unknown> {
 }
 
 let stopProfile: (() => Promise<void>) | undefined;
+let stopReference: (() => Promise<void>) | undefined;
 
 async function main(): Promise<void> {
   const dataDir = process.argv[2];
@@ -52,6 +54,7 @@ async function main(): Promise<void> {
   const gatehouse = await startGatehouse(config, { logger: pino({ level: config.log_level }, pino.destination(2)) });
   exitOnParentGone(async () => {
     await stopProfile?.();
+    await stopReference?.();
     await gatehouse.close();
     rmSync(dataDir, { recursive: true, force: true });
   });
@@ -94,7 +97,9 @@ async function main(): Promise<void> {
   if (process.env.BENCH_INPROCESS_REFERENCE === '1') {
     const page = await fetch(`${url}/v1/agents?per_page=20`, { headers: { authorization: `Bearer ${token}` } });
     if (page.status !== 200) throw new Error(`GET /v1/agents: ${page.status}`);
-    reference = { url: (await serveList(await page.text(), token)).url, token };
+    const served = await serveList(await page.text(), token);
+    stopReference = () => served.app.close();
+    reference = { url: served.url, token };
   }
   announceReady({ url, agents: agentCount, setupMs: Date.now() - started, ...(reference ? { reference } : {}) });
 }
