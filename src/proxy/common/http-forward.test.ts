@@ -85,7 +85,12 @@ test('a client going away mid-answer ends the upstream request too', async () =>
   });
   const d = await door(upstream);
   await new Promise<void>((resolve) => {
-    const req = get(`${d.url}/`, (res) => res.once('data', () => (req.destroy(), resolve())));
+    const req = get(`${d.url}/`, (res) =>
+      res.once('data', () => {
+        req.destroy();
+        resolve();
+      }),
+    );
   });
   const outcome = await d.outcomes[0];
   assert.equal(outcome?.gone, true);
