@@ -20,6 +20,7 @@
 // seq N will never later see a newly committed event below N. That is what lets tail() and cursors
 // use `seq > / < position`. The lock is held for the commit only; readers never take it.
 import pg from 'pg';
+import type { GatehouseError } from '../lib/errors.js';
 import { parseAuditUrl } from '../lib/pg-url.js';
 import { copyRows, writeRows } from './pg-copy.js';
 import { dropPartitionsBefore, ensurePartitions } from './pg-partitions.js';
@@ -185,12 +186,19 @@ export async function openPostgresAuditStore(opts: PostgresAuditOptions): Promis
   let idle: (() => void) | undefined;
 
   // Appends whose deadline passed while the flush was stuck (no primary, a commit waiting for a
-  // standby) answer 503 now rather than when the flush gives up.
+  // standby) answer 503 now rather than when the flush gives up. Ten times a second on every
+  // instance: the error (and its stack) is made only when an append did run out of time.
   const sweeper = setInterval(() => {
     const now = Date.now();
-    const expired = unavailable('no durable audit write was possible in time; the request is not confirmed');
-    for (const p of [...inFlight, ...queue]) if (p.deadline <= now) settle(p, expired);
-    queue = queue.filter((p) => !p.settled);
+    let expired: GatehouseError | undefined;
+    const expire = (p: Pending) => {
+      if (p.settled || p.deadline > now) return;
+      expired ??= unavailable('no durable audit write was possible in time; the request is not confirmed');
+      settle(p, expired);
+    };
+    inFlight.forEach(expire);
+    queue.forEach(expire);
+    if (expired) queue = queue.filter((p) => !p.settled);
   }, 100);
   sweeper.unref();
 
