@@ -11,7 +11,7 @@
 // BENCH_DB_CLIENTS (8; 1 with `direct` among BENCH_DB_WAYS gives the latency each proxy adds per
 // transaction, its p50 over direct's in the same round); BENCH_DB_PROFILE=<file.cpuprofile> writes a
 // CPU profile of the main thread during the Gatehouse rounds (open it in Chrome DevTools or speedscope).
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { createServer } from 'node:net';
@@ -130,6 +130,9 @@ async function main() {
   if (init.code !== 0) throw new Error(`pgbench -i: ${init.out}`);
 
   const bouncerPort = await freePort();
+  // pgbouncer is a comparison, not the reference: without it the run goes on, and says so.
+  const hasBouncer = spawnSync('sh', ['-c', 'command -v pgbouncer'], { stdio: 'ignore' }).status === 0;
+  if (!hasBouncer) console.log('pgbouncer is not installed: its rows are skipped (apt-get install pgbouncer)');
   writeFileSync(
     join(dir, 'pgbouncer.ini'),
     [
@@ -185,7 +188,9 @@ async function main() {
     gatehouse: { args: ['-h', '127.0.0.1', '-p', String(ghPort), '-U', 'postgres@bench', DB], password: user.token },
   } as const;
   // BENCH_DB_WAYS=gatehouse: only that one, e.g. while profiling; the ratios need all three.
-  const chosen = (process.env.BENCH_DB_WAYS ?? 'direct,pgbouncer,forwarder,auditing,gatehouse').split(',');
+  const chosen = (process.env.BENCH_DB_WAYS ?? 'direct,pgbouncer,forwarder,auditing,gatehouse')
+    .split(',')
+    .filter((way) => way !== 'pgbouncer' || hasBouncer);
   const ways = Object.fromEntries(Object.entries(allWays).filter(([n]) => chosen.includes(n)));
   const results: Record<string, Array<{ tps: number; p99: number; p50: number }>> = {
     direct: [],
