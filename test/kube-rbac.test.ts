@@ -182,8 +182,11 @@ describe('kube_resources', () => {
       fake.seen.slice(before).some((r) => r.method === 'POST' && /\/namespaces\/default\/pods(\?|$)/.test(r.path)),
     );
     assert.equal((await kubectl(['get', 'pod', 'web-9', '-o', 'name'], kc)).stdout, 'pod/web-9\n');
-    const event = (await events('kube.request')).find((e) => e.data.verb === 'create' && e.data.name === 'web-9');
-    assert.deepEqual([event?.success, event?.data.response_code], [true, 201]);
+    // Answered requests' events are appended in batches (every 50 ms): wait for it.
+    const event = await until('the kube.request of the create', async () =>
+      (await events('kube.request')).find((e) => e.data.verb === 'create' && e.data.name === 'web-9'),
+    );
+    assert.deepEqual([event.success, event.data.response_code], [true, 201]);
   });
 });
 
