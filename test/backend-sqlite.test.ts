@@ -122,4 +122,47 @@ describe('sqlite backend specifics', () => {
     assert.deepEqual(rec.events.map(eventKey), ['other'], 'nothing of the failed write is published');
     await backend.close();
   });
+
+  // A batch runs straight in one transaction and reruns with a savepoint per job only when a job
+  // failed after it wrote (src/backend/sqlite.ts): both kinds of failure in one batch, with
+  // writes before, between and after them, each kept whole and numbered without gaps.
+  test('in one batch, a write refused after it wrote and a condition that fails leave the jobs around them whole', async () => {
+    const path = freshPath();
+    const backend = openSqliteBackend({ path });
+    await backend.put('taken', 'already');
+    const rec = await record(backend, ['']);
+    const start = (await backend.get('taken'))?.revision ?? 0;
+    const bad = { type: 'put' as const, key: 'aw/2', value: { not: 'a string' } as unknown as string };
+    const settled = await Promise.allSettled([
+      backend.put('a', 'before'),
+      backend.atomicWrite([], [{ type: 'put', key: 'aw/1', value: 'first' }, bad]),
+      backend.put('b', 'between'),
+      backend.create('taken', 'again'),
+      backend.put('c', 'after'),
+    ]);
+    assert.deepEqual(
+      settled.map((s) => s.status),
+      ['fulfilled', 'rejected', 'fulfilled', 'rejected', 'fulfilled'],
+    );
+    assert.equal((settled[3] as PromiseRejectedResult).reason.reason, 'already_exists');
+    assert.deepEqual(
+      (await backend.getRange('')).map((i) => [i.key, i.value, i.revision]),
+      [
+        ['a', 'before', start + 1],
+        ['b', 'between', start + 2],
+        ['c', 'after', start + 3],
+        ['taken', 'already', start],
+      ],
+    );
+    assert.deepEqual(rec.events.map(eventKey), ['a', 'b', 'c'], 'only what was stored is published');
+    await backend.close();
+    // Reopened, the file holds the same and the revision goes on from the last write.
+    const reopened = openSqliteBackend({ path });
+    assert.deepEqual(
+      (await reopened.getRange('')).map((i) => i.key),
+      ['a', 'b', 'c', 'taken'],
+    );
+    assert.equal((await reopened.put('d', 'later')).revision, start + 4);
+    await reopened.close();
+  });
 });
