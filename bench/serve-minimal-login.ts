@@ -26,7 +26,8 @@
 //   change-feed  — once durable, each written row is parsed back into an in-memory cache and the
 //                  token's family and principal groups (what every instance's cache and token index do);
 //   savepoints   — each login of a group commit in a savepoint of its own, so one that fails leaves
-//                  nothing behind while the others commit;
+//                  nothing behind while the others commit (what the state store paid per job until
+//                  5a33e7b; now only a batch with a job that failed after it wrote does: not a rung);
 //   pipeline     — the request id in X-Request-Id, the Host check, the request log line's level
 //                  check (pino at warn) and the request-duration histogram (prom-client).
 import { join } from 'node:path';
