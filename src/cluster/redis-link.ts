@@ -33,6 +33,8 @@ export interface RedisLink {
 const PROBE_MS = 1000;
 // Generous for a LAN round trip, yet short enough that a silent Redis costs a request little.
 const COMMAND_TIMEOUT_MS = 1000;
+/** While a cluster node's client reconnects, how often the slot map is read again (see below). */
+const TOPOLOGY_REFRESH_MS = 1000;
 
 /** redis://[user:pass@]host:port[/db] or redis+cluster://h1:p1,h2:p2 (rediss:// and rediss+cluster:// for TLS). */
 export function parseRedisUrl(url: string): { cluster: boolean; urls: string[]; target: string } {
@@ -92,7 +94,16 @@ export function openRedisLink(url: string, opts: { onError?: (error: Error) => v
     if (closed) return;
     const socket = { reconnectStrategy, connectTimeout: 2000 };
     const client = cluster
-      ? createCluster({ rootNodes: urls.map((u) => ({ url: u })), defaults: { socket, disableOfflineQueue: true } })
+      ? createCluster({
+          rootNodes: urls.map((u) => ({ url: u })),
+          defaults: { socket, disableOfflineQueue: true },
+          // A master gone: without an offline queue its commands fail at once and no MOVED ever
+          // comes, so node-redis learns of the promoted replica only from the slot map it reads
+          // again while that master's client reconnects, by default once 5 s have passed and then
+          // every 5 s. Every second instead: the shared counters come back soon after the
+          // failover, and a map read while the failover is still under way is read again soon.
+          topologyRefreshOnReconnectionAttemptStrategy: TOPOLOGY_REFRESH_MS,
+        })
       : createClient({ url: urls[0] as string, socket, disableOfflineQueue: true });
     // A single server needs a second connection in subscriber mode; a cluster keeps its own per shard.
     const subscriber = cluster ? undefined : (client as ReturnType<typeof createClient>).duplicate();

@@ -153,6 +153,17 @@ export async function startRedisCluster(): Promise<RedisCluster> {
     },
   };
   await cluster.healthy();
+  // cluster_state:ok comes before the replicas' first sync (~5 s here): a master killed before its
+  // replica synced is never failed over (the replica's data is too old to be promoted), and a
+  // failover test then waits for what cannot happen (CI on Node 22, 2026-12-03).
+  await until(
+    'every redis replica synced with its master',
+    async () => {
+      const infos = await Promise.all(nodes.map((n) => n.cli('info', 'replication')));
+      return infos.every((i) => i.includes('role:master') || i.includes('master_link_status:up')) ? true : undefined;
+    },
+    30_000,
+  );
   return cluster;
 }
 
