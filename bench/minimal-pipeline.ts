@@ -4,19 +4,14 @@
 // rate limit, no cache revision). Served by bench/serve-bare.ts on its own, and by
 // bench/serve-gatehouse.ts inside Gatehouse's process (BENCH_INPROCESS_REFERENCE), so the read path's
 // distance can be split into what Gatehouse's steps cost and what the process they run in costs.
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { Histogram, Registry } from 'prom-client';
 import { newRequestId } from '../src/lib/random.js';
 import { hashSecret } from '../src/lib/secrets.js';
 
 export function addMinimalPipeline(app: FastifyInstance, token: string): void {
   const principals = new Map([[hashSecret(token), { roles: new Set(['admin']) }]]);
-  const histogram = new Histogram({
-    name: 'http_request_duration_seconds',
-    help: 'request duration',
-    labelNames: ['method', 'route', 'status', 'listener'],
-    registers: [new Registry()],
-  });
+  const observe = requestDurationObserver();
   const BEARER = /^Bearer ([^\s]+)$/i;
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
@@ -29,6 +24,20 @@ export function addMinimalPipeline(app: FastifyInstance, token: string): void {
     done();
   });
   app.addHook('onResponse', (request, reply, done) => {
+    observe(request, reply);
+    done();
+  });
+}
+
+/** The request-duration histogram as Gatehouse labels it, and what observes one answered request. */
+export function requestDurationObserver(): (request: FastifyRequest, reply: FastifyReply) => void {
+  const histogram = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'request duration',
+    labelNames: ['method', 'route', 'status', 'listener'],
+    registers: [new Registry()],
+  });
+  return (request, reply) =>
     histogram.observe(
       {
         method: request.method,
@@ -38,8 +47,6 @@ export function addMinimalPipeline(app: FastifyInstance, token: string): void {
       },
       reply.elapsedTime / 1000,
     );
-    done();
-  });
 }
 
 /**

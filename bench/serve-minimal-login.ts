@@ -34,7 +34,6 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import Fastify from 'fastify';
 import pino from 'pino';
-import { Histogram, Registry } from 'prom-client';
 import { EVENT_TYPES } from '../src/audit/catalogue.js';
 import { AUDIT_SQLITE_MIGRATIONS } from '../src/audit/sqlite.js';
 import { openWriter } from '../src/audit/sqlite-writer.js';
@@ -44,6 +43,7 @@ import { newId } from '../src/lib/ids.js';
 import { newRequestId, randomBytes } from '../src/lib/random.js';
 import { generateToken, hashSecret, tokenId } from '../src/lib/secrets.js';
 import { announceReady, exitOnParentGone, isStopping } from './child-protocol.js';
+import { requestDurationObserver } from './minimal-pipeline.js';
 
 const ACCESS_TTL_MS = 3_600_000;
 const REFRESH_TTL_MS = 86_400_000;
@@ -169,12 +169,7 @@ async function main(): Promise<void> {
   const app = Fastify({ logger: false, ...(has('pipeline') ? { genReqId: newRequestId } : {}) });
   if (has('pipeline')) {
     const log = pino({ level: 'warn' });
-    const histogram = new Histogram({
-      name: 'http_request_duration_seconds',
-      help: 'request duration',
-      labelNames: ['method', 'route', 'status', 'listener'],
-      registers: [new Registry()],
-    });
+    const observe = requestDurationObserver();
     app.addHook('onRequest', (request, reply, done) => {
       reply.header('x-request-id', request.id);
       if (request.raw.httpVersionMinor === 1 && !request.headers.host)
@@ -183,15 +178,7 @@ async function main(): Promise<void> {
     });
     app.addHook('onResponse', (request, reply, done) => {
       if (log.isLevelEnabled(reply.statusCode >= 400 ? 'info' : 'debug')) log.info({ url: request.url }, 'request');
-      histogram.observe(
-        {
-          method: request.method,
-          route: request.routeOptions.url ?? 'unmatched',
-          status: reply.statusCode,
-          listener: 'auth',
-        },
-        reply.elapsedTime / 1000,
-      );
+      observe(request, reply);
       done();
     });
   }
