@@ -223,8 +223,17 @@ export function createSessionRegistry(deps: { state: StateStore; audit: AuditLog
       onlyIfActive?: boolean;
     },
   ): Promise<SessionRecord | undefined> {
-    live.delete(id);
-    bus.released(id);
+    // Held (and its live counters shown) until the record has them: released before the write, a
+    // read in between saw a terminated session with the counters of its start (0 bytes).
+    try {
+      return await writeEnd(id, outcome);
+    } finally {
+      live.delete(id);
+      bus.released(id);
+    }
+  }
+
+  async function writeEnd(id: string, outcome: Parameters<typeof end>[1]): Promise<SessionRecord | undefined> {
     for (let attempt = 0; attempt < 5; attempt++) {
       const item = state.get<SessionRecord>(keys.session(id));
       if (!item) return undefined;
@@ -327,10 +336,13 @@ export function createSessionRegistry(deps: { state: StateStore; audit: AuditLog
     return undefined;
   }
 
-  /** The record with live counters, when this process holds the session. */
+  /**
+   * The record with live counters, when this process holds the session: while it is active, and
+   * once it is marked terminated until its holder has written the end (with the final counters).
+   */
   function withLiveCounters(record: SessionRecord): SessionRecord {
     const session = live.get(record.id);
-    if (!session || record.status !== 'active') return record;
+    if (!session || record.status === 'ended') return record;
     return { ...record, bytes_in: session.bytesIn(), bytes_out: session.bytesOut() };
   }
 
