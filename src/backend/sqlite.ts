@@ -72,9 +72,10 @@ export function openSqliteBackend(opts: SqliteBackendOptions): Backend {
     db.pragma('busy_timeout = 5000');
     // A batch whose job failed after writing reruns with a savepoint per job (below), and SQLite
     // copies every page a savepoint changes into a statement journal so it can roll the job back. By
-    // default that journal is a temporary file: a write per page, per job. In memory it holds only the current batch's pages and is
-    // dropped at commit; it plays no part in crash recovery (the WAL does). Measured on a login
-    // (two token rows, two ended ones): the batch's CPU per login 68-114 -> 41-66 µs (issue 36).
+    // default that journal is a temporary file: a write per page, per job. In memory it holds only
+    // the current batch's pages and is dropped at commit; it plays no part in crash recovery (the
+    // WAL does). Measured when every job still had a savepoint, on a login (two token rows, two
+    // ended ones): the batch's CPU per login 68-114 -> 41-66 µs (issue 36).
     db.pragma('temp_store = MEMORY');
     runMigrations(db, 'state', MIGRATIONS);
   } catch (error) {
