@@ -1,15 +1,16 @@
 // The per-agent request limit, a step of the security pipeline right after authorize: an agent's
 // token spends one unit of its bucket per request; an empty bucket is a 429 (with Retry-After and
 // RateLimit-*) and, once a minute per agent, an agent.rate_limited event.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, onRequestHookHandler } from 'fastify';
 import { type AgentLimits, rateLimitHeaders } from '../../agents/rate-limits.js';
 import type { AuditLog } from '../../audit/audit-log.js';
 import { actorOf } from '../../auth/principal.js';
 import { GatehouseError } from '../../lib/errors.js';
+import { isSecurityHook, routeHooks } from './security.js';
 
 export function installAgentRateLimit(app: FastifyInstance, deps: { agentLimits: AgentLimits; audit: AuditLog }): void {
   // Callback style, like the rest of the pipeline: requests of users never wait for the bucket.
-  app.addHook('onRequest', (request: FastifyRequest, _reply, done) => {
+  const limit: onRequestHookHandler = (request, _reply, done) => {
     const p = request.principal;
     if (p?.kind !== 'agent' || p.requestsPerMinute === undefined) return done();
     deps.agentLimits.take('requests', p.id, p.requestsPerMinute).then((breach) => {
@@ -38,5 +39,18 @@ export function installAgentRateLimit(app: FastifyInstance, deps: { agentLimits:
           (e: Error) => done(e),
         );
     }, done);
+  };
+
+  // Right behind the route's security hook (it needs the principal), on every route that has one:
+  // a public route has no principal to limit. A route hook, like the security hook it follows.
+  app.addHook('onRoute', (route) => {
+    const hooks = routeHooks(route.onRequest);
+    const at = hooks.findIndex(isSecurityHook);
+    if (at < 0) {
+      if (route.config?.permission === 'public') return;
+      throw new Error(`route ${String(route.method)} ${route.url}: the rate limit goes after installSecurity`);
+    }
+    hooks.splice(at + 1, 0, limit);
+    route.onRequest = hooks;
   });
 }

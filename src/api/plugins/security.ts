@@ -3,7 +3,7 @@
 //                route without its grant declaration (route-config.ts GRANT_CHECKS);
 //   authenticate — a bearer access token resolves to an active principal, else 401;
 //   authorize  — the principal's roles allow the declared resource and verb, else 403 and an event.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, onRequestHookHandler, RouteOptions } from 'fastify';
 import type { AuditLog } from '../../audit/audit-log.js';
 import { actorOf } from '../../auth/principal.js';
 import type { TokenService } from '../../auth/token-service.js';
@@ -22,16 +22,29 @@ export function installSecurity(app: FastifyInstance, deps: { tokens: TokenServi
     if (methods.some((m) => MUTATING_METHODS.has(m)) && !Array.isArray(route.config.grants)) {
       throw new Error(`route ${String(route.method)} ${route.url} declares no grants (what it hands out)`);
     }
+    const permission = route.config.permission;
+    if (permission === 'public') return;
+    // A hook of the route's own, first among its hooks, closing over its permission: reading
+    // request.routeOptions builds a 12-field object on every access. Route hooks run after every
+    // plugin-level onRequest hook (the Host and cookie checks), as this one did.
+    route.onRequest = [authorizeHook(permission, deps), ...routeHooks(route.onRequest)];
   });
+}
 
+const SECURITY_HOOKS = new WeakSet<object>();
+
+/** True for the hook installSecurity put first on a route: the steps after it go right behind it. */
+export const isSecurityHook = (hook: unknown): boolean => typeof hook === 'function' && SECURITY_HOOKS.has(hook);
+
+/** A route's onRequest option as a list (Fastify takes one hook or several). */
+export const routeHooks = (hooks: RouteOptions['onRequest']): onRequestHookHandler[] =>
+  hooks === undefined ? [] : Array.isArray(hooks) ? [...hooks] : [hooks as onRequestHookHandler];
+
+function authorizeHook(permission: Exclude<Permission, 'public'>, deps: { tokens: TokenService; audit: AuditLog }) {
   // Callback style: the allowed path (nearly every request) stays synchronous.
-  app.addHook('onRequest', (request: FastifyRequest, _reply, done) => {
+  const hook: onRequestHookHandler = (request, _reply, done) => {
     let decision: Decision;
-    let permission: Permission | undefined;
     try {
-      permission = request.routeOptions.config.permission;
-      if (permission === undefined) throw new GatehouseError('internal_error', 'route without permission');
-      if (permission === 'public') return done();
       const header = request.headers.authorization;
       if (!header) throw new GatehouseError('unauthenticated', 'send Authorization: Bearer <access token>');
       const match = BEARER.exec(header);
@@ -63,5 +76,7 @@ export function installSecurity(app: FastifyInstance, deps: { tokens: TokenServi
         () => done(new GatehouseError('forbidden', `your roles do not allow ${needed}`)),
         (error: Error) => done(error),
       );
-  });
+  };
+  SECURITY_HOOKS.add(hook);
+  return hook;
 }
