@@ -80,6 +80,48 @@ describe('route table', () => {
     installSecurity(app, server.gatehouse.services);
     assert.throws(() => app.get('/v1/undeclared', async () => ({})), /declares no permission/);
   });
+
+  test("a route's own onRequest hook runs only once the caller is authenticated and allowed", async () => {
+    const { default: Fastify } = await import('fastify');
+    const { installSecurity } = await import('../src/api/plugins/security.js');
+    const { installAgentRateLimit } = await import('../src/api/plugins/agent-rate-limit.js');
+    const { GatehouseError } = await import('../src/lib/errors.js');
+    const app = Fastify();
+    // As the API answers errors: the status the security step chose.
+    app.setErrorHandler((error, _request, reply) => {
+      reply
+        .code(error instanceof GatehouseError ? error.status : 500)
+        .send({ code: (error as { code?: string }).code });
+    });
+    installSecurity(app, server.gatehouse.services);
+    installAgentRateLimit(app, server.gatehouse.services);
+    const seen: Array<string | undefined> = [];
+    app.get(
+      '/v1/own-hook',
+      {
+        config: { permission: { resource: 'users', verb: 'list' } },
+        onRequest: (request, _reply, done) => {
+          seen.push(request.principal?.name);
+          done();
+        },
+      },
+      async () => ({ ok: true }),
+    );
+    await app.ready();
+    const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+    assert.equal((await app.inject({ url: '/v1/own-hook' })).statusCode, 401);
+    assert.equal((await app.inject({ url: '/v1/own-hook', headers: bearer(revoked) })).statusCode, 401);
+    assert.equal((await app.inject({ url: '/v1/own-hook', headers: bearer(nobody.token) })).statusCode, 403);
+    // The HEAD route Fastify adds beside every GET gets the same steps.
+    assert.equal((await app.inject({ method: 'HEAD', url: '/v1/own-hook' })).statusCode, 401);
+    assert.deepEqual(seen, [], "the route's hook ran for a caller who was refused");
+    // Positive control: an allowed caller reaches the route's hook, authenticated.
+    const allowed = await app.inject({ url: '/v1/own-hook', headers: bearer(server.adminToken) });
+    assert.equal(allowed.statusCode, 200);
+    assert.equal(seen.length, 1);
+    assert.ok(seen[0], 'the hook saw the principal');
+    await app.close();
+  });
 });
 
 describe('security matrix', () => {
