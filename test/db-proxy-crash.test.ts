@@ -5,7 +5,6 @@
 // and every statement the client saw complete well before the kill is there.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -14,23 +13,17 @@ import { registerPostgres } from './helpers/db-resource.js';
 import { api } from './helpers/gatehouse.js';
 import { run, stop } from './helpers/process.js';
 import { requirePostgres } from './helpers/psql.js';
+import { freeStablePort } from './helpers/sshd.js';
 
 const KEY = 'db-crash-test-bootstrap-key-0123456789abcdef';
 /** Far beyond the 5 ms gathering and a commit on a loaded machine. */
 const SETTLED_MS = 1500;
 
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-
 if (requirePostgres('PostgreSQL proxy crash')) {
   test('SIGKILL while statements run: db.query events survive as a prefix, all settled ones present', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'gatehouse-db-crash-'));
-    const dbPort = await freePort();
+    // Restarted on the same port: one outside the ephemeral range, which no client socket is given.
+    const dbPort = await freeStablePort();
     const env = {
       GATEHOUSE_DATA_DIR: dataDir,
       GATEHOUSE_BOOTSTRAP_API_KEY: KEY,

@@ -133,6 +133,27 @@ export function freePort(): Promise<number> {
   });
 }
 
+/**
+ * A free port below the kernel's ephemeral range, for a server restarted on the same port (a crash
+ * test): a port from freePort() is ephemeral, and another test's outgoing connection may be given it
+ * as its local port while the server is down, so the restart fails with EADDRINUSE (seen in CI).
+ */
+export async function freeStablePort(): Promise<number> {
+  const [low] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
+  const top = Math.min((low ?? 32768) - 1, 65535);
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = 20000 + Math.floor(Math.random() * (top - 20000));
+    const free = await new Promise<boolean>((resolve) => {
+      const server = createServer();
+      server.unref();
+      server.once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+    });
+    if (free) return port;
+  }
+  throw new Error('no free port below the ephemeral range');
+}
+
 /** Resolves with the first bytes the server at port sends (an SSH server sends its banner first). */
 function readBanner(port: number, timeoutMs: number): Promise<string> {
   return new Promise((resolve, reject) => {
